@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * trace_sink.h - rotating trace files for one traced process.
+ *
+ * Owns: file naming, creation (O_EXCL|O_NOFOLLOW, 0640), the 16-byte header,
+ * appending encoded generations whole, size-based rotation at generation
+ * boundaries, keeping only the newest N files, and leaving every file valid
+ * when a write fails (the file is cut back to its last whole generation).
+ */
+#ifndef TRACE_SINK_H
+#define TRACE_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+struct trace_sink_opts {
+	const char *dir;          /* output directory, must exist */
+	const char *name;         /* base name, e.g. "myprog-1234" */
+	uint64_t rotate_size;     /* start a new file once this many bytes; 0 = never */
+	unsigned keep_files;      /* keep newest N files; 0 = keep all */
+};
+
+struct trace_sink;
+
+int trace_sink_open(const struct trace_sink_opts *o, struct trace_sink **out);
+
+/*
+ * True when the next generation goes to a new file (none open yet, or the
+ * current one reached rotate_size).  The caller then starts that
+ * generation with the snapshot ("exists") events so the file stands alone.
+ */
+bool trace_sink_at_file_start(const struct trace_sink *s);
+
+/*
+ * Appends one encoded generation.  Opens a new file first when
+ * trace_sink_at_file_start() (files are created only here, so no file is
+ * ever empty or header-only).  On a write error (ENOSPC, EIO...) the file is
+ * truncated back to its previous length (removed if it held no generation),
+ * the sink stops accepting writes, and -errno is returned, again by every
+ * later call.  Empty generations (len 0) are not written.  keep_files is
+ * applied once a new file holds its first generation.
+ */
+int trace_sink_write_gen(struct trace_sink *s, const uint8_t *buf, size_t len);
+
+/* Generation number the next generation must carry in the current/next file. */
+uint64_t trace_sink_next_gen(const struct trace_sink *s);
+
+/* Closes the current file and frees the sink (NULL is fine). */
+void trace_sink_close(struct trace_sink *s);
+
+struct trace_sink_stats {
+	uint64_t files_written;
+	uint64_t bytes_written;
+	uint64_t gens_written;
+	int last_error;           /* errno of the write that stopped the sink */
+	char current_path[4096];
+};
+void trace_sink_get_stats(const struct trace_sink *s, struct trace_sink_stats *st);
+
+#endif /* TRACE_SINK_H */

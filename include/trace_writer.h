@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * trace_writer.h - encoder for Go execution traces ("go 1.23 trace") that
+ * carry the AllocFree experiment, one generation at a time.
+ *
+ * Owns: the wire format (varints, batches, frequency/string/stack/type/info
+ * batches).  Knows nothing of BPF or of target processes.  The ground truth
+ * is the Go runtime: runtime/trace*.go, runtime/traceallocfree.go,
+ * runtime/tracetype.go and the parser in internal/trace.
+ */
+#ifndef TRACE_WRITER_H
+#define TRACE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+/* File header: 16 bytes, "go 1.23 trace\0\0\0". */
+#define TW_HEADER "go 1.23 trace\0\0\0"
+#define TW_HEADER_LEN 16
+
+/* The experiment's event types (internal/trace/event/go122: 127 + iota). */
+enum tw_event {
+	TW_EV_SPAN = 128,                /* [ts, id, npages, kindclass] */
+	TW_EV_SPAN_ALLOC = 129,          /* [ts, id, npages, kindclass] */
+	TW_EV_SPAN_FREE = 130,           /* [ts, id] */
+	TW_EV_HEAP_OBJECT = 131,         /* [ts, id, type] */
+	TW_EV_HEAP_OBJECT_ALLOC = 132,   /* [ts, id, type] */
+	TW_EV_HEAP_OBJECT_FREE = 133,    /* [ts, id] */
+	TW_EV_GOROUTINE_STACK = 134,     /* [ts, id, order] */
+	TW_EV_GOROUTINE_STACK_ALLOC = 135, /* [ts, id, order] */
+	TW_EV_GOROUTINE_STACK_FREE = 136,  /* [ts, id] */
+};
+
+/* The info batch: how to turn IDs back into addresses. */
+struct tw_heap_info {
+	uint64_t min_page_heap_addr;
+	uint64_t page_size;       /* 8192 */
+	uint64_t min_heap_align;  /* 8 */
+	uint64_t fixed_stack;     /* 2048 on linux */
+};
+
+struct tw_gen;
+
+/*
+ * Starts generation number `gen` (>= 1).  `freq` is timestamp units per
+ * second (1e9 for nanoseconds).  `ts_floor` is the smallest timestamp this
+ * generation may carry (the previous generation's last one): earlier
+ * timestamps are raised to it so that time never goes backwards.
+ * Returns NULL on allocation failure.
+ */
+struct tw_gen *tw_gen_new(uint64_t gen, uint64_t freq,
+			  const struct tw_heap_info *info, uint64_t ts_floor);
+void tw_gen_free(struct tw_gen *g);
+
+/*
+ * Appends one experimental event to thread `thread`'s batch.  Arguments
+ * beyond the event's arity are ignored.  Timestamps of one thread are
+ * clamped to be non-decreasing.  Returns 0 or -ENOMEM / -EINVAL (unknown
+ * event, thread 2^64-1 which the parsers refuse, or a HeapObject(Alloc)
+ * whose type ID is not defined in this generation).
+ */
+int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
+		 uint64_t ts, uint64_t a, uint64_t b, uint64_t c);
+
+/* The type ID of type address `addr` in this generation, 0 if undefined. */
+uint64_t tw_gen_type_id(const struct tw_gen *g, uint64_t addr);
+
+/*
+ * Defines type `addr` in this generation's type table and returns its ID
+ * (>= 1; the same ID again if already defined).  IDs count up from 1 in
+ * order of definition.  Names longer than 4096 bytes are cut there (a type
+ * record must fit in one batch).  Returns 0 on failure or when addr is 0
+ * (a nil type, like the runtime's, has ID 0: "no type").
+ */
+uint64_t tw_gen_define_type(struct tw_gen *g, uint64_t addr, uint64_t size,
+			    uint64_t ptr_bytes, const char *name,
+			    size_t name_len);
+
+uint64_t tw_gen_events(const struct tw_gen *g);    /* events appended */
+uint64_t tw_gen_last_ts(const struct tw_gen *g);   /* largest ts written */
+size_t tw_gen_size_hint(const struct tw_gen *g);   /* >= bytes encoded */
+
+/*
+ * Encodes the whole generation (event batches, frequency batch, AllocFree
+ * info batch, types batches; every batch <= 64 KiB) into a malloc'd buffer.
+ * A generation with no events encodes to nothing (*len = 0): Go 1.23/1.24
+ * refuse empty generations.  Returns 0 or -ENOMEM.
+ */
+int tw_gen_encode(const struct tw_gen *g, uint8_t **buf, size_t *len);
+
+#endif /* TRACE_WRITER_H */
