@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cli.h - command line of traceaf-bpf.
+ *
+ * Owns: option parsing into one struct, unit parsing (durations, sizes) and
+ * the --help text.  No side effects beyond printing usage.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct taf_options {
+	pid_t pid;                  /* -p */
+	bool all;                   /* --all */
+	char **cmd;                 /* argv after "--", NULL-terminated */
+	const char *output_dir;     /* -o, default "./traceaf-out" */
+	uint64_t duration_ns;       /* --duration, 0 = until stopped */
+	uint64_t gen_period_ns;     /* --generation-period, default 1 s */
+	uint64_t rotate_size;       /* --rotate-size, bytes; 0 = never */
+	unsigned rotate_files;      /* --rotate-files, 0 = keep all */
+	unsigned ringbuf_mb;        /* --ringbuf-size in MiB */
+	int verbose;                /* -v, repeatable */
+};
+
+enum cli_result {
+	CLI_RUN = 0,      /* options parsed: run */
+	CLI_EXIT_OK = 1,  /* --help / --version printed */
+	CLI_ERROR = 2,    /* bad usage, message printed */
+};
+
+enum cli_result cli_parse(int argc, char **argv, struct taf_options *o);
+
+/* "1.5s", "250ms", "2m", "1h", "90" (seconds). Returns 0 or -EINVAL. */
+int parse_duration_ns(const char *s, uint64_t *ns);
+
+/* "4096", "64K", "256M", "1G" (powers of 1024, optional "B"/"iB"). */
+int parse_size(const char *s, uint64_t *bytes);
+
+void cli_print_help(void);
+
+#endif /* CLI_H */

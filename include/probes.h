@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * probes.h - the BPF side, seen from userspace: load the programs, attach
+ * a probe plan to a process, read the drop counters, detach.
+ *
+ * Owns: the libbpf skeleton and every bpf_link.  Nothing here knows about
+ * traces.
+ */
+#ifndef PROBES_H
+#define PROBES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "traceaf_events.h"
+
+struct probe_plan;
+struct traceaf_bpf;
+struct bpf_link;
+
+struct probes {
+	struct traceaf_bpf *skel;
+	struct bpf_link **links;
+	size_t nlinks, cap;
+};
+
+/* Opens and loads the BPF object with a ring buffer of `ringbuf_bytes`. */
+int probes_load(struct probes *p, uint64_t ringbuf_bytes, char *err,
+		size_t errlen);
+
+/*
+ * Attaches every site of `plan` in `binary_path` (for one process `pid`, or
+ * -1 for every process running that binary).  All or nothing: on failure
+ * the links made so far are destroyed.
+ */
+int probes_attach(struct probes *p, const struct probe_plan *plan,
+		  const char *binary_path, pid_t pid, char *err, size_t errlen);
+
+/* File descriptor of the ring buffer map. */
+int probes_ringbuf_fd(const struct probes *p);
+
+/* Sums the per-CPU counters (enum taf_stat). */
+int probes_read_stats(const struct probes *p, uint64_t out[TAF_STAT_MAX]);
+
+/* Removes every uprobe. */
+void probes_detach(struct probes *p);
+
+/* Detaches and unloads. */
+void probes_destroy(struct probes *p);
+
+#endif /* PROBES_H */

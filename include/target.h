@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * target.h - a live process seen from outside: existence, executable,
+ * load address, memory.
+ *
+ * Owns: /proc/PID lookups and reads of the target's memory.  Everything is
+ * read through /proc/PID (exe, maps, mem), so a process in another mount
+ * namespace, or whose binary was deleted or replaced on disk, still works.
+ */
+#ifndef TARGET_H
+#define TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct target {
+	pid_t pid;
+	int mem_fd;          /* /proc/PID/mem, O_RDONLY */
+	int pidfd;           /* readable once the process exits; -1 if unsupported */
+	char comm[32];       /* /proc/PID/comm, sanitised for file names */
+	char exe_path[64];   /* "/proc/PID/exe": what uprobes attach through */
+	uint64_t exe_dev;    /* identity of the executable, to share probes */
+	uint64_t exe_ino;
+};
+
+/*
+ * Opens PID.  Fails with -ESRCH when there is no such process, -EACCES/-EPERM
+ * when its memory can't be read, and fills `err` with one line saying so.
+ */
+int target_open(pid_t pid, struct target *t, char *err, size_t errlen);
+void target_close(struct target *t);
+
+/* True while the process has not exited (zombies count as exited). */
+bool target_alive(const struct target *t);
+
+/* Reads target memory; returns 0 when all `len` bytes were read. */
+int target_read(const struct target *t, uint64_t addr, void *buf, size_t len);
+
+/* Callback form of target_read for readers that take a context pointer. */
+int target_read_cb(void *ctx, uint64_t addr, void *buf, size_t len);
+
+/*
+ * Load bias of the main executable: runtime address = link address + bias.
+ * `first_load_vaddr` and `first_load_offset` describe the executable's first
+ * PT_LOAD segment.  Returns 0 on success (bias 0 for non-PIE binaries).
+ */
+int target_load_bias(const struct target *t, uint64_t first_load_vaddr,
+		     uint64_t first_load_offset, uint64_t *bias);
+
+/*
+ * Lowest address of an anonymous read-write mapping at or above `hint`:
+ * used to find the Go heap when the runtime's own record can't be read.
+ */
+int target_lowest_anon_mapping(const struct target *t, uint64_t lo,
+			       uint64_t hi, uint64_t *start);
+
+/* Replaces characters unfit for a file name; keeps [A-Za-z0-9._-]. */
+void sanitize_name(char *s);
+
+#endif /* TARGET_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * u64_map.h - open-addressing hash map from a non-zero uint64 key to a
+ * uint64 value.  Used where the daemon looks something up per event (type
+ * pointers, PIDs), so it is small, flat and never allocates per lookup.
+ */
+#ifndef U64_MAP_H
+#define U64_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct u64_map {
+	uint64_t *keys;   /* 0 = empty slot */
+	uint64_t *vals;
+	size_t cap;       /* power of two */
+	size_t len;
+};
+
+void u64_map_init(struct u64_map *m);
+void u64_map_free(struct u64_map *m);
+void u64_map_clear(struct u64_map *m);
+
+/* Key 0 is reserved.  Returns 0 or -ENOMEM / -EINVAL. */
+int u64_map_put(struct u64_map *m, uint64_t key, uint64_t val);
+bool u64_map_get(const struct u64_map *m, uint64_t key, uint64_t *val);
+bool u64_map_del(struct u64_map *m, uint64_t key);
+
+/* Iteration: for (i = 0; u64_map_next(m, &i, &k, &v);) */
+bool u64_map_next(const struct u64_map *m, size_t *iter, uint64_t *key,
+		  uint64_t *val);
+
+#endif /* U64_MAP_H */

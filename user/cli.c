@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* cli.c - command line of traceaf-bpf. */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_OUTPUT_DIR "./traceaf-out"
+#define DEFAULT_GEN_PERIOD_NS 1000000000ull
+#define DEFAULT_ROTATE_SIZE (256ull << 20)
+#define DEFAULT_RINGBUF_MB 64
+
+int parse_duration_ns(const char *s, uint64_t *ns)
+{
+	static const struct { const char *suffix; double mult; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "m", 60e9 }, { "h", 3600e9 }, { "", 1e9 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	if (!s || !*s || isspace((unsigned char)*s) || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix) == 0) {
+			double r = v * units[i].mult;
+
+			if (r >= 1.8e19)
+				return -EINVAL;
+			*ns = (uint64_t)r;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (!s || !*s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (toupper((unsigned char)*end)) {
+	case '\0': break;
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	case 'T': shift = 40; end++; break;
+	case 'B': break;
+	default: return -EINVAL;
+	}
+	if (shift && (*end == 'i'))
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+void cli_print_help(void)
+{
+	fputs(
+"NAME\n"
+"    traceaf-bpf - trace every heap allocation of a running Go program\n"
+"\n"
+"SYNOPSIS\n"
+"    traceaf-bpf -p PID [OPTIONS]\n"
+"    traceaf-bpf --help | --version\n"
+"\n"
+"DESCRIPTION\n"
+"    Attaches uprobes to the Go runtime inside a live process, without\n"
+"    restarting, relinking or reconfiguring it, and writes what the\n"
+"    allocator does as Go execution traces in the format of the runtime's\n"
+"    own AllocFree experiment (GODEBUG=traceallocfree=1, Go 1.23+).  Every\n"
+"    file stands alone: Go's own parser (internal/trace, go tool trace)\n"
+"    reads it.  Runs as root.\n"
+"\n"
+"    When every probe is live, one line containing \"attached\" is printed\n"
+"    on stderr.  SIGINT or SIGTERM detaches, writes the last generation,\n"
+"    closes every file and exits 0.  The tracer also stops when the target\n"
+"    exits or --duration elapses.\n"
+"\n"
+"OPTIONS\n"
+"    -p, --pid PID\n"
+"        Process to trace.\n"
+"    -o, --output DIR\n"
+"        Directory for trace files (created if missing).  Default\n"
+"        ./traceaf-out.  Files are named COMM-PID-TIME-SEQ.trace and sort\n"
+"        chronologically.\n"
+"    -d, --duration DUR\n"
+"        Stop after DUR (e.g. 30s, 500ms, 5m).  Default: until stopped.\n"
+"    -g, --generation-period DUR\n"
+"        Length of a trace generation (the runtime uses about 1s).\n"
+"        Default 1s.\n"
+"    -r, --rotate-size SIZE\n"
+"        Start a new file at the first generation boundary after a file\n"
+"        reaches SIZE (e.g. 64M, 1G).  Default 256M; 0 disables.\n"
+"    -n, --rotate-files N\n"
+"        Keep only the newest N files per process.  Default: keep all.\n"
+"    --ringbuf-size MIB\n"
+"        BPF ring buffer size in MiB (power of two).  Default 64.\n"
+"    -v, --verbose\n"
+"        Progress and per-kind drop counts every second on stderr.\n"
+"    -h, --help\n"
+"        This text.\n"
+"    -V, --version\n"
+"        Version.\n"
+"\n"
+"OUTPUT\n"
+"    Go execution traces (header \"go 1.23 trace\") holding the\n"
+"    experiment's HeapObjectAlloc events in per-thread batches, a\n"
+"    frequency batch (nanoseconds), the AllocFree info batch and a\n"
+"    per-generation type table.  Check one with\n"
+"    go run internal/trace/testdata/cmd/gotracevalidate (Go 1.23 sources).\n"
+"\n"
+"EXIT STATUS\n"
+"    0 after a clean stop; 1 on error (no such process, not a Go program,\n"
+"    unsupported Go version or kernel, not root); 2 on bad usage.\n"
+"\n"
+"OVERHEAD\n"
+"    Each allocation in the target hits uprobes: a few hundred ns when\n"
+"    the probed instruction is emulated by the kernel, 10-15 us when it\n"
+"    is single-stepped.  See README.md and BENCHMARKS.md for figures.\n"
+"    The target's code is not modified beyond the kernel's breakpoints,\n"
+"    which are removed on exit, also when the tracer is killed.\n",
+	      stdout);
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+enum { OPT_RINGBUF = 0x100 };
+
+enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "generation-period", required_argument, NULL, 'g' },
+		{ "rotate-size", required_argument, NULL, 'r' },
+		{ "rotate-files", required_argument, NULL, 'n' },
+		{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	unsigned long ul;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->output_dir = DEFAULT_OUTPUT_DIR;
+	o->gen_period_ns = DEFAULT_GEN_PERIOD_NS;
+	o->rotate_size = DEFAULT_ROTATE_SIZE;
+	o->ringbuf_mb = DEFAULT_RINGBUF_MB;
+
+	optind = 1;
+	opterr = 0;
+	/* "+" stops at the first non-option so "-- CMD" keeps its own flags. */
+	while ((c = getopt_long(argc, argv, "+p:o:d:g:r:n:vhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_uint(optarg, INT32_MAX, &ul) || ul == 0) {
+				fprintf(stderr, "traceaf-bpf: invalid PID '%s'\n", optarg);
+				return CLI_ERROR;
+			}
+			o->pid = (pid_t)ul;
+			break;
+		case 'o':
+			if (!*optarg) {
+				fprintf(stderr, "traceaf-bpf: empty output directory\n");
+				return CLI_ERROR;
+			}
+			o->output_dir = optarg;
+			break;
+		case 'd':
+			if (parse_duration_ns(optarg, &o->duration_ns)) {
+				fprintf(stderr, "traceaf-bpf: invalid duration '%s' (e.g. 10s, 500ms, 2m)\n", optarg);
+				return CLI_ERROR;
+			}
+			break;
+		case 'g':
+			if (parse_duration_ns(optarg, &o->gen_period_ns) ||
+			    o->gen_period_ns < 10000000ull) {
+				fprintf(stderr, "traceaf-bpf: invalid generation period '%s' (at least 10ms)\n", optarg);
+				return CLI_ERROR;
+			}
+			break;
+		case 'r':
+			if (parse_size(optarg, &o->rotate_size)) {
+				fprintf(stderr, "traceaf-bpf: invalid size '%s' (e.g. 64M, 1G)\n", optarg);
+				return CLI_ERROR;
+			}
+			break;
+		case 'n':
+			if (parse_uint(optarg, 1000000, &ul)) {
+				fprintf(stderr, "traceaf-bpf: invalid file count '%s'\n", optarg);
+				return CLI_ERROR;
+			}
+			o->rotate_files = (unsigned)ul;
+			break;
+		case OPT_RINGBUF:
+			if (parse_uint(optarg, 4096, &ul) || ul == 0 || (ul & (ul - 1))) {
+				fprintf(stderr, "traceaf-bpf: ring buffer size must be a power of two in MiB, 1..4096\n");
+				return CLI_ERROR;
+			}
+			o->ringbuf_mb = (unsigned)ul;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			cli_print_help();
+			return CLI_EXIT_OK;
+		case 'V':
+			printf("traceaf-bpf %s\n", TRACEAF_VERSION);
+			return CLI_EXIT_OK;
+		case '?':
+		default:
+			if (optopt && optopt < 0x100)
+				fprintf(stderr, "traceaf-bpf: unknown or incomplete option '-%c'; see --help\n", optopt);
+			else
+				fprintf(stderr, "traceaf-bpf: unknown or incomplete option '%s'; see --help\n", argv[optind - 1]);
+			return CLI_ERROR;
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") == 0) {
+			o->cmd = &argv[optind];
+		} else {
+			fprintf(stderr, "traceaf-bpf: unexpected argument '%s'; see --help\n", argv[optind]);
+			return CLI_ERROR;
+		}
+	}
+	if (!o->pid && !o->all && !o->cmd) {
+		fprintf(stderr, "traceaf-bpf: no target: give -p PID; see --help\n");
+		return CLI_ERROR;
+	}
+	if (o->cmd) {
+		fprintf(stderr, "traceaf-bpf: '-- CMD' is not supported yet; start the program and use -p PID\n");
+		return CLI_ERROR;
+	}
+	return CLI_RUN;
+}
