@@ -27,6 +27,7 @@ struct probe_site {
 };
 
 struct probe_plan {
+	struct taf_layout layout;  /* runtime layout the BPF side reads */
 	struct probe_site *sites;
 	size_t n, cap;
 	unsigned funcs;           /* functions hooked */
@@ -34,7 +35,8 @@ struct probe_plan {
 };
 
 /*
- * Plans the allocation probes for binary `b`.  Fails (with one line in
+ * Plans every probe for binary `b`: allocations, sweeps, spans and stacks,
+ * and fills plan->layout.  Fails (with one line in
  * `err`) when a function the version needs is missing or can't be decoded.
  */
 int probe_plan_build(const struct go_binary *b, struct probe_plan *plan,

@@ -23,6 +23,8 @@ struct probes {
 	struct traceaf_bpf *skel;
 	struct bpf_link **links;
 	size_t nlinks, cap;
+	unsigned nlayouts;
+	int last_layout;
 };
 
 /* Opens and loads the BPF object with a ring buffer of `ringbuf_bytes`. */
@@ -36,6 +38,12 @@ int probes_load(struct probes *p, uint64_t ringbuf_bytes, char *err,
  */
 int probes_attach(struct probes *p, const struct probe_plan *plan,
 		  const char *binary_path, pid_t pid, char *err, size_t errlen);
+
+/*
+ * Registers plan->layout in the BPF `layouts` map and returns its index
+ * (what probes_attach puts in the cookies), or -errno.
+ */
+int probes_add_layout(struct probes *p, const struct probe_plan *plan);
 
 /* File descriptor of the ring buffer map. */
 int probes_ringbuf_fd(const struct probes *p);

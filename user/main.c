@@ -250,6 +250,11 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 
+	rc = probes_add_layout(&probes, &plan);
+	if (rc < 0) {
+		die("cannot configure the BPF programs: %s", strerror(-rc));
+		goto cleanup;
+	}
 	rc = probes_attach(&probes, &plan, target.exe_path, opt.pid, err, sizeof(err));
 	if (rc) {
 		die("%s", err);

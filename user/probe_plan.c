@@ -19,6 +19,10 @@
  * In each function: one probe at the entry site (the PUSHQ BP after the
  * stack check, which the kernel emulates) and one on every RET (AX holds
  * the result there).
+ *
+ * Frees, spans and stacks are seen where the runtime would emit them
+ * (runtime/mgcsweep.go, mheap.go, stack.go): the entries of
+ * (*sweepLocked).sweep, (*mheap).initSpan, freeSpanLocked and stackfree, and the RETs of stackalloc.
  */
 #include "probe_plan.h"
 
@@ -30,6 +34,7 @@
 
 #include "disasm.h"
 #include "go_binary.h"
+#include "go_layout.h"
 
 static const char *const alloc_prefixes[] = {
 	"runtime.mallocgcSmallNoScanSC",
@@ -74,11 +79,13 @@ struct plan_ctx {
 	const struct go_binary *bin;
 	char *err;
 	size_t errlen;
+	enum taf_probe_role enter_role;  /* 0: no entry probe */
+	enum taf_probe_role exit_role;   /* 0: no exit probes */
 };
 
-/* Plans entry and exit probes of one allocation function. */
-static int plan_alloc_func(const char *name, uint64_t entry, uint64_t size,
-			   void *arg)
+/* Plans the entry and/or exit probes of one function. */
+static int plan_func(const char *name, uint64_t entry, uint64_t size,
+		     void *arg)
 {
 	struct plan_ctx *c = arg;
 	struct go_entry_site es;
@@ -128,12 +135,14 @@ static int plan_alloc_func(const char *name, uint64_t entry, uint64_t size,
 		rc = -EINVAL;
 		goto out;
 	}
-	rc = add_site(c->plan, c->bin, es.addr, TAF_PROBE_ALLOC_ENTER, name,
-		      es.emulated);
-	for (i = 0; rc == 0 && i < nrets; i++) {
+	rc = 0;
+	if (c->enter_role)
+		rc = add_site(c->plan, c->bin, es.addr, c->enter_role, name,
+			      es.emulated);
+	for (i = 0; rc == 0 && c->exit_role && i < nrets; i++) {
 		long idx = disasm_index_of(&d, rets[i]);
 
-		rc = add_site(c->plan, c->bin, rets[i], TAF_PROBE_ALLOC_EXIT,
+		rc = add_site(c->plan, c->bin, rets[i], c->exit_role,
 			      name, idx >= 0 &&
 			      d.insns[idx].cost == UPROBE_EMULATED);
 	}
@@ -147,25 +156,114 @@ out:
 	return rc;
 }
 
+/* The runtime functions with a fixed role, besides the allocators. */
+static const struct {
+	const char *name;
+	enum taf_probe_role enter, exit;
+} fixed_funcs[] = {
+	{ "runtime.(*sweepLocked).sweep", TAF_PROBE_SWEEP, 0 },
+	{ "runtime.(*mheap).initSpan", TAF_PROBE_SPAN_INIT, 0 },
+	/*
+	 * freeSpan is inlined into its callers; it and freeManual, the two
+	 * places that emit SpanFree natively, are the only callers of this.
+	 */
+	{ "runtime.(*mheap).freeSpanLocked", TAF_PROBE_SPAN_FREE, 0 },
+	{ "runtime.stackalloc", 0, TAF_PROBE_STACK_ALLOC },
+	{ "runtime.stackfree", TAF_PROBE_STACK_FREE, 0 },
+};
+
+static int plan_named(struct plan_ctx *c, const char *name)
+{
+	uint64_t entry, size;
+	int rc;
+
+	rc = go_binary_find_func(c->bin, name, &entry, &size);
+	if (rc) {
+		snprintf(c->err, c->errlen, "%s not found in the binary", name);
+		return rc;
+	}
+	return plan_func(name, entry, size, c);
+}
+
+static int field16(const struct go_field *f, const char *name, uint16_t *out,
+		   char *err, size_t errlen)
+{
+	if (f->off < 0 || f->off > 0xffff) {
+		snprintf(err, errlen, "offset of %s unknown for this Go version",
+			 name);
+		return -ENOENT;
+	}
+	*out = (uint16_t)f->off;
+	return 0;
+}
+
+/*
+ * Green Tea GC keeps small spans' mark bits inline: default from Go 1.26
+ * (GOEXPERIMENT=nogreenteagc turns it off), opt-in on Go 1.25
+ * (GOEXPERIMENT=greenteagc).  The build info records only non-default
+ * experiments.
+ */
+static bool uses_green_tea(const struct go_build_info *bi)
+{
+	if (bi->major != 1)
+		return false;
+	if (bi->minor >= 26)
+		return !go_build_info_has_experiment(bi, "nogreenteagc");
+	if (bi->minor == 25)
+		return go_build_info_has_experiment(bi, "greenteagc");
+	return false;
+}
+
+static int plan_layout(const struct go_binary *bin, struct taf_layout *l,
+		       char *err, size_t errlen)
+{
+	struct go_layout g;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	rc = go_layout_resolve(bin, &g, NULL, NULL);
+	if (rc < 0) {
+		snprintf(err, errlen, "no runtime layout for %s (no DWARF and no table entry)",
+			 go_binary_build_info(bin)->version);
+		return rc;
+	}
+	if (field16(&g.mspan_start_addr, "mspan.startAddr", &l->span_start_addr, err, errlen) ||
+	    field16(&g.mspan_npages, "mspan.npages", &l->span_npages, err, errlen) ||
+	    field16(&g.mspan_nelems, "mspan.nelems", &l->span_nelems, err, errlen) ||
+	    field16(&g.mspan_freeindex, "mspan.freeindex", &l->span_freeindex, err, errlen) ||
+	    field16(&g.mspan_elemsize, "mspan.elemsize", &l->span_elemsize, err, errlen) ||
+	    field16(&g.mspan_alloc_bits, "mspan.allocBits", &l->span_alloc_bits, err, errlen) ||
+	    field16(&g.mspan_gcmark_bits, "mspan.gcmarkBits", &l->span_gcmark_bits, err, errlen) ||
+	    field16(&g.mspan_spanclass, "mspan.spanclass", &l->span_spanclass, err, errlen))
+		return -ENOENT;
+	l->nelems_size = (uint8_t)g.mspan_nelems.size;
+	l->freeindex_size = (uint8_t)g.mspan_freeindex.size;
+	l->green_tea = uses_green_tea(go_binary_build_info(bin));
+	l->valid = 1;
+	return 0;
+}
+
 int probe_plan_build(const struct go_binary *bin, struct probe_plan *plan,
 		     char *err, size_t errlen)
 {
-	struct plan_ctx c = { plan, bin, err, errlen };
-	uint64_t entry, size;
+	struct plan_ctx c = { plan, bin, err, errlen, TAF_PROBE_ALLOC_ENTER,
+			      TAF_PROBE_ALLOC_EXIT };
 	size_t i;
 	int rc;
 
 	memset(plan, 0, sizeof(*plan));
 	err[0] = '\0';
-	rc = go_binary_find_func(bin, "runtime.mallocgc", &entry, &size);
-	if (rc) {
-		snprintf(err, errlen, "runtime.mallocgc not found in the binary");
+	rc = plan_layout(bin, &plan->layout, err, errlen);
+	if (rc)
 		return rc;
-	}
-	rc = plan_alloc_func("runtime.mallocgc", entry, size, &c);
+	rc = plan_named(&c, "runtime.mallocgc");
 	for (i = 0; rc == 0 && i < sizeof(alloc_prefixes) / sizeof(alloc_prefixes[0]); i++)
-		rc = go_binary_foreach_func(bin, alloc_prefixes[i],
-					    plan_alloc_func, &c);
+		rc = go_binary_foreach_func(bin, alloc_prefixes[i], plan_func, &c);
+	for (i = 0; rc == 0 && i < sizeof(fixed_funcs) / sizeof(fixed_funcs[0]); i++) {
+		c.enter_role = fixed_funcs[i].enter;
+		c.exit_role = fixed_funcs[i].exit;
+		rc = plan_named(&c, fixed_funcs[i].name);
+	}
 	if (rc)
 		probe_plan_free(plan);
 	return rc;

@@ -66,6 +66,11 @@ static struct bpf_program *program_for(struct probes *p,
 	switch (role) {
 	case TAF_PROBE_ALLOC_ENTER: return p->skel->progs.alloc_enter;
 	case TAF_PROBE_ALLOC_EXIT: return p->skel->progs.alloc_exit;
+	case TAF_PROBE_SWEEP: return p->skel->progs.span_sweep;
+	case TAF_PROBE_SPAN_INIT: return p->skel->progs.span_init;
+	case TAF_PROBE_SPAN_FREE: return p->skel->progs.span_free;
+	case TAF_PROBE_STACK_ALLOC: return p->skel->progs.stack_alloc;
+	case TAF_PROBE_STACK_FREE: return p->skel->progs.stack_free;
 	}
 	return NULL;
 }
@@ -93,7 +98,8 @@ int probes_attach(struct probes *p, const struct probe_plan *plan,
 
 	for (i = 0; i < plan->n; i++) {
 		const struct probe_site *s = &plan->sites[i];
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = s->role);
+		LIBBPF_OPTS(bpf_uprobe_opts, opts,
+			    .bpf_cookie = TAF_COOKIE(s->role, p->last_layout));
 		struct bpf_program *prog = program_for(p, s->role);
 		struct bpf_link *l;
 
@@ -128,6 +134,22 @@ fail:
 	while (p->nlinks > first)
 		bpf_link__destroy(p->links[--p->nlinks]);
 	return rc;
+}
+
+int probes_add_layout(struct probes *p, const struct probe_plan *plan)
+{
+	__u32 idx = p->nlayouts;
+	int rc;
+
+	if (idx >= TAF_MAX_LAYOUTS)
+		return -ENOSPC;
+	rc = bpf_map_update_elem(bpf_map__fd(p->skel->maps.layouts), &idx,
+				 &plan->layout, BPF_ANY);
+	if (rc)
+		return -errno;
+	p->nlayouts++;
+	p->last_layout = (int)idx;
+	return (int)idx;
 }
 
 int probes_ringbuf_fd(const struct probes *p)

@@ -173,6 +173,55 @@ static uint64_t heap_object_id(const struct session *s, uint64_t addr)
 	return (addr - s->info.min_page_heap_addr) / s->info.min_heap_align;
 }
 
+static uint64_t span_id(const struct session *s, uint64_t base)
+{
+	return (base - s->info.min_page_heap_addr) / s->info.page_size;
+}
+
+static uint64_t stack_id(const struct session *s, uint64_t lo)
+{
+	return (lo - s->info.min_page_heap_addr) / s->info.fixed_stack;
+}
+
+/* runtime.traceCompressStackSize: sys.Len64(size), i.e. log2(size) + 1. */
+static uint64_t stack_order(uint64_t size)
+{
+	return size ? 64 - (uint64_t)__builtin_clzll(size) : 0;
+}
+
+/* traceSpanTypeAndClass: spanclass << 1 for heap spans, 1 for manual ones. */
+static uint64_t span_kindclass(uint8_t alloc_type, uint8_t spanclass)
+{
+	return alloc_type == 0 ? (uint64_t)spanclass << 1 : 1;
+}
+
+/*
+ * The runtime's free loop (runtime/mgcsweep.go, (*sweepLocked).sweep): slot
+ * i is freed when it is not marked and was allocated, that is below
+ * freeindex or with its alloc bit set.
+ */
+static int sweep_frees(struct session *s, const struct taf_rec_span_sweep *r)
+{
+	uint32_t n = r->nelems, i;
+	int rc = 0;
+
+	if (n > (uint32_t)r->nbytes * 8)
+		n = (uint32_t)r->nbytes * 8;
+	for (i = 0; i < n && rc == 0; i++) {
+		bool marked = r->mark_bits[i / 8] & (1u << (i % 8));
+		bool allocated = i < r->freeindex ||
+				 (r->alloc_bits[i / 8] & (1u << (i % 8)));
+
+		if (marked || !allocated)
+			continue;
+		rc = tw_gen_event(s->gen, r->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
+				  r->hdr.ts,
+				  heap_object_id(s, r->base + (uint64_t)i * r->elemsize),
+				  0, 0);
+	}
+	return rc;
+}
+
 int session_record(struct session *s, const void *data, size_t len)
 {
 	const struct taf_rec_hdr *h = data;
@@ -191,6 +240,47 @@ int session_record(struct session *s, const void *data, size_t len)
 		return tw_gen_event(s->gen, h->tid, TW_EV_HEAP_OBJECT_ALLOC,
 				    h->ts, heap_object_id(s, r->addr),
 				    type_id(s, r->type), 0);
+	}
+	case TAF_REC_SPAN_SWEEP: {
+		const struct taf_rec_span_sweep *r = data;
+
+		if (len < sizeof(*r))
+			return -EINVAL;
+		return sweep_frees(s, r);
+	}
+	case TAF_REC_SPAN_ALLOC: {
+		const struct taf_rec_span_alloc *r = data;
+
+		if (len < sizeof(*r))
+			return -EINVAL;
+		return tw_gen_event(s->gen, h->tid, TW_EV_SPAN_ALLOC, h->ts,
+				    span_id(s, r->base), r->npages,
+				    span_kindclass(r->alloc_type, r->spanclass));
+	}
+	case TAF_REC_SPAN_FREE: {
+		const struct taf_rec_addr *r = data;
+
+		if (len < sizeof(*r))
+			return -EINVAL;
+		return tw_gen_event(s->gen, h->tid, TW_EV_SPAN_FREE, h->ts,
+				    span_id(s, r->addr), 0, 0);
+	}
+	case TAF_REC_STACK_ALLOC: {
+		const struct taf_rec_stack_alloc *r = data;
+
+		if (len < sizeof(*r))
+			return -EINVAL;
+		return tw_gen_event(s->gen, h->tid, TW_EV_GOROUTINE_STACK_ALLOC,
+				    h->ts, stack_id(s, r->lo),
+				    stack_order(r->hi - r->lo), 0);
+	}
+	case TAF_REC_STACK_FREE: {
+		const struct taf_rec_addr *r = data;
+
+		if (len < sizeof(*r))
+			return -EINVAL;
+		return tw_gen_event(s->gen, h->tid, TW_EV_GOROUTINE_STACK_FREE,
+				    h->ts, stack_id(s, r->addr), 0, 0);
 	}
 	default:
 		return 0;
