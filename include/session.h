@@ -4,8 +4,9 @@
  *
  * Owns: the mapping from runtime addresses to the experiment's IDs (the
  * info batch), the type cache (type pointer -> name, size, ptrBytes, read
- * once from the target), the generation under construction and the file
- * sink.  Records come in; whole generations go out.
+ * once from the target), the shadow heap (what is live, so every file can
+ * start with "exists" events), the generation under construction and the
+ * file sink.  Records come in; whole generations go out.
  */
 #ifndef SESSION_H
 #define SESSION_H
@@ -21,6 +22,7 @@
 
 struct go_binary;
 struct go_type_reader;
+struct shadow_heap;
 struct trace_sink;
 
 struct session_opts {
@@ -31,6 +33,7 @@ struct session_opts {
 
 /* One cached type description; names live in a shared arena. */
 struct type_entry {
+	uint64_t addr;
 	uint64_t size;
 	uint64_t ptr_bytes;
 	uint32_t name_off;     /* into session.names */
@@ -39,10 +42,14 @@ struct type_entry {
 
 struct session_counts {
 	uint64_t records[TAF_REC_KIND_MAX];  /* records received, per kind */
+	uint64_t before_start;               /* records older than the snapshot */
 	uint64_t events;                     /* trace events written */
+	uint64_t exists_events;              /* of which snapshot ("exists") */
 	uint64_t generations;
 	uint64_t type_errors;                /* type pointers we couldn't read */
+	uint64_t tiny_merged;                /* tiny allocs sharing a live ID */
 	uint64_t lost_on_write;              /* events in generations not written */
+	uint64_t sweep_read_errors;          /* span bitmaps BPF couldn't read */
 };
 
 struct session {
@@ -50,16 +57,27 @@ struct session {
 	struct go_binary *bin;
 	struct go_type_reader *types;
 	uint64_t load_bias;
+	int go_minor;
 	struct tw_heap_info info;
 
-	struct u64_map type_index;       /* type addr -> index in type_tab */
+	struct u64_map type_index;       /* type addr -> index + 1 in type_tab */
 	struct type_entry *type_tab;
 	size_t ntypes, type_cap;
 	char *names;
 	size_t names_len, names_cap;
 
+	struct shadow_heap *heap;
+	/*
+	 * Tiny blocks (16 B) whose upper 8-byte half holds an object: the
+	 * trace's heap IDs have 8-byte resolution, so such a block is two
+	 * IDs, and its free must release both.
+	 */
+	struct u64_map tiny_upper;
+
 	struct tw_gen *gen;              /* generation under construction */
 	uint64_t last_ts;                /* floor for the next generation */
+	uint64_t start_ts;               /* records before this are dropped */
+	bool started;
 	struct trace_sink *sink;
 	bool sink_failed;
 	int sink_error;
@@ -68,12 +86,26 @@ struct session {
 };
 
 /*
- * Starts tracing state for an already opened target and binary (the session
- * takes ownership of both).  Reads the heap layout from the target.
+ * Sets up tracing state for an opened target and binary (the session takes
+ * ownership of both).  Reads the heap layout from the target.  No
+ * generation exists until session_begin().
  */
 int session_start(struct session *s, struct target *t, struct go_binary *bin,
 		  uint64_t load_bias, const struct session_opts *o, char *err,
 		  size_t errlen);
+
+/* Seeds the shadow heap with what exists when tracing begins. */
+int session_seed_span(struct session *s, uint64_t base, uint64_t npages,
+		      uint8_t alloc_type, uint8_t spanclass);
+int session_seed_object(struct session *s, uint64_t slot, uint64_t type_addr);
+int session_seed_stack(struct session *s, uint64_t lo, uint64_t hi);
+
+/*
+ * Starts the first generation at `ts` (CLOCK_MONOTONIC ns): it opens with
+ * exists events for what the shadow heap holds; records stamped earlier
+ * are dropped, the snapshot already describes their effect.
+ */
+int session_begin(struct session *s, uint64_t ts);
 
 /* Feeds one ring-buffer record. */
 int session_record(struct session *s, const void *data, size_t len);
@@ -87,5 +119,9 @@ int session_cut(struct session *s);
 
 /* Cuts the last generation and closes everything. */
 void session_finish(struct session *s);
+
+/* Replay inconsistencies the shadow heap saw, and operations fed. */
+uint64_t session_inconsistent(const struct session *s);
+uint64_t session_heap_ops(const struct session *s);
 
 #endif /* SESSION_H */

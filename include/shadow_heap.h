@@ -201,6 +201,14 @@ bool shadow_heap_find_span(const struct shadow_heap *h, uint64_t addr,
  *            address), in address order, with its type_ref;
  *   stacks:  every live stack, in address order.
  */
+/*
+ * The slot holding addr: *slot_base gets its base address (addr itself
+ * when no span is known).  Returns 1 when the slot is live, 0 when not,
+ * -1 when addr is in a known span but in no slot (manual span, tail).
+ */
+int shadow_heap_obj_slot(const struct shadow_heap *h, uint64_t addr,
+			 uint64_t *slot_base);
+
 typedef int (*sh_span_fn)(void *ctx, const struct sh_span_info *s);
 typedef int (*sh_obj_fn)(void *ctx, uint64_t addr, uint32_t type_ref);
 typedef int (*sh_stack_fn)(void *ctx, uint64_t lo, uint64_t size);

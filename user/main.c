@@ -18,6 +18,8 @@
 #include <bpf/libbpf.h>
 
 #include "cli.h"
+#include "freeze.h"
+#include "heap_snapshot.h"
 #include "go_binary.h"
 #include "probe_plan.h"
 #include "probes.h"
@@ -71,6 +73,61 @@ static int find_load_bias(const struct go_binary *bin, const struct target *t,
 	if (rc)
 		return rc;
 	return target_load_bias(t, vaddr, off, bias);
+}
+
+static int seed_span(void *ctx, uint64_t base, uint64_t npages,
+		     uint8_t alloc_type, uint8_t spanclass)
+{
+	return session_seed_span(ctx, base, npages, alloc_type, spanclass);
+}
+
+static int seed_object(void *ctx, uint64_t slot, uint64_t type_addr)
+{
+	return session_seed_object(ctx, slot, type_addr);
+}
+
+static int seed_stack(void *ctx, uint64_t lo, uint64_t hi)
+{
+	return session_seed_stack(ctx, lo, hi);
+}
+
+/*
+ * With every probe live, stop the target, read what is already there into
+ * the session's shadow heap, resume, and start the first generation at the
+ * moment the last thread stopped: records stamped before it describe
+ * changes the snapshot already contains (DESIGN: exists events).
+ */
+static void take_snapshot(struct session *s, int verbose)
+{
+	struct heap_snapshot_cb cb = { seed_span, seed_object, seed_stack, s };
+	struct heap_snapshot_stats st;
+	struct frozen fz;
+	uint64_t t0, t1;
+	char err[256];
+	int rc;
+
+	rc = freeze_process(s->target.pid, &fz);
+	t0 = now_ns();
+	if (rc) {
+		fprintf(stderr, "traceaf-bpf: warning: cannot stop PID %d to read its heap (%s): the first file starts without exists events\n",
+			(int)s->target.pid, strerror(-rc));
+		session_begin(s, t0);
+		return;
+	}
+	rc = heap_snapshot_read(&s->target, s->bin, s->load_bias, &cb, &st,
+				err, sizeof(err));
+	thaw_process(&fz);
+	t1 = now_ns();
+	if (rc)
+		fprintf(stderr, "traceaf-bpf: warning: %s: the first file starts without a full snapshot\n",
+			err);
+	else if (verbose)
+		fprintf(stderr, "traceaf-bpf: snapshot: %llu spans, %llu objects (%llu typed), %llu stacks; target stopped %.1f ms\n",
+			(unsigned long long)st.spans,
+			(unsigned long long)st.objects,
+			(unsigned long long)st.typed_objects,
+			(unsigned long long)st.stacks, (t1 - t0) / 1e6);
+	session_begin(s, t0);
 }
 
 static int on_record(void *ctx, void *data, size_t len)
@@ -260,6 +317,7 @@ int main(int argc, char **argv)
 		die("%s", err);
 		goto cleanup;
 	}
+	take_snapshot(&session, opt.verbose);
 	fprintf(stderr, "traceaf-bpf: attached to PID %d (%s, %s%s%s): %zu probes on %u functions, writing to %s\n",
 		(int)opt.pid, target.comm, bi->version,
 		go_binary_is_pie(bin) ? ", PIE" : "",

@@ -1,5 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* session.c - one traced process, from ring-buffer records to trace files. */
+/*
+ * session.c - one traced process, from ring-buffer records to trace files.
+ *
+ * The event semantics follow the runtime's own emission points
+ * (runtime/traceallocfree.go and its callers), with two deliberate
+ * departures that keep every file replayable (alloc and free of each ID
+ * pair up), both documented in README.md:
+ *   - an object with a malloc header (pointers, 513..32760 bytes, Go
+ *     1.22+) is reported at its slot base, where its free is reported; the
+ *     runtime reports the address after the header, which it never frees;
+ *   - a tiny allocation whose 8-byte ID is already live in its 16-byte
+ *     block is not a separate event (counted as tiny_merged); a block whose
+ *     upper half was allocated is freed as two IDs.
+ */
 #include "session.h"
 
 #include <errno.h>
@@ -8,13 +21,15 @@
 #include <string.h>
 
 #include "go_binary.h"
+#include "go_sizeclasses.h"
 #include "go_types.h"
+#include "shadow_heap.h"
 #include "trace_sink.h"
 
 /* Go's constants on linux/amd64 (runtime/malloc.go, stack.go). */
-#define GO_PAGE_SIZE 8192
 #define GO_MIN_HEAP_ALIGN 8
 #define GO_FIXED_STACK 2048
+#define GO_TINY_SIZE 16
 #define TRACE_FREQ_NS 1000000000ull
 
 /*
@@ -46,13 +61,6 @@ static int read_min_page_heap_addr(struct session *s, uint64_t *out)
 	return -ENOENT;
 }
 
-static int new_generation(struct session *s)
-{
-	s->gen = tw_gen_new(trace_sink_next_gen(s->sink), TRACE_FREQ_NS,
-			    &s->info, s->last_ts);
-	return s->gen ? 0 : -ENOMEM;
-}
-
 int session_start(struct session *s, struct target *t, struct go_binary *bin,
 		  uint64_t load_bias, const struct session_opts *o, char *err,
 		  size_t errlen)
@@ -65,7 +73,9 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	s->target = *t;
 	s->bin = bin;
 	s->load_bias = load_bias;
+	s->go_minor = go_binary_build_info(bin)->minor;
 	u64_map_init(&s->type_index);
+	u64_map_init(&s->tiny_upper);
 
 	s->info.page_size = GO_PAGE_SIZE;
 	s->info.min_heap_align = GO_MIN_HEAP_ALIGN;
@@ -85,41 +95,49 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 		return rc;
 	}
 
+	s->heap = shadow_heap_new(0);
+	if (!s->heap) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+
 	snprintf(name, sizeof(name), "%s-%d", t->comm, (int)t->pid);
 	so.dir = o->dir;
 	so.name = name;
 	so.rotate_size = o->rotate_size;
 	so.keep_files = o->keep_files;
 	rc = trace_sink_open(&so, &s->sink);
-	if (rc) {
+	if (rc)
 		snprintf(err, errlen, "cannot write to %s: %s", o->dir,
 			 strerror(-rc));
-		return rc;
-	}
-	rc = new_generation(s);
-	if (rc)
-		snprintf(err, errlen, "out of memory");
 	return rc;
 }
 
-static int cache_type(struct session *s, uint64_t addr, uint64_t *idx_out)
+/* ---- types ---------------------------------------------------------- */
+
+/* Reads and caches the descriptor at addr; returns its entry or NULL. */
+static const struct type_entry *type_lookup(struct session *s, uint64_t addr)
 {
 	struct go_type_desc d;
 	struct type_entry *e;
-	int rc;
+	uint64_t idx;
 
-	rc = go_type_describe(s->types, addr, &d);
-	if (rc) {
-		/* Keep the event, without a name: the runtime's "no type". */
+	if (!addr)
+		return NULL;
+	if (u64_map_get(&s->type_index, addr, &idx))
+		return idx ? &s->type_tab[idx - 1] : NULL;
+	if (go_type_describe(s->types, addr, &d) != 0) {
+		/* Remember the failure; the event keeps "no type". */
 		s->counts.type_errors++;
-		return rc;
+		u64_map_put(&s->type_index, addr, 0);
+		return NULL;
 	}
 	if (s->ntypes == s->type_cap) {
 		size_t cap = s->type_cap ? s->type_cap * 2 : 64;
 		struct type_entry *nt = realloc(s->type_tab, cap * sizeof(*nt));
 
 		if (!nt)
-			return -ENOMEM;
+			return NULL;
 		s->type_tab = nt;
 		s->type_cap = cap;
 	}
@@ -131,42 +149,45 @@ static int cache_type(struct session *s, uint64_t addr, uint64_t *idx_out)
 			cap *= 2;
 		nn = realloc(s->names, cap);
 		if (!nn)
-			return -ENOMEM;
+			return NULL;
 		s->names = nn;
 		s->names_cap = cap;
 	}
 	e = &s->type_tab[s->ntypes];
+	e->addr = addr;
 	e->size = d.size;
 	e->ptr_bytes = d.ptr_bytes;
 	e->name_off = (uint32_t)s->names_len;
 	e->name_len = (uint32_t)d.name_len;
 	memcpy(s->names + s->names_len, d.name, d.name_len);
 	s->names_len += d.name_len;
-	rc = u64_map_put(&s->type_index, addr, s->ntypes);
-	if (rc)
-		return rc;
-	*idx_out = s->ntypes++;
-	return 0;
+	if (u64_map_put(&s->type_index, addr, s->ntypes + 1))
+		return NULL;
+	s->ntypes++;
+	return e;
 }
 
-/* The generation's ID for type pointer `addr`, defining it on first use. */
-static uint64_t type_id(struct session *s, uint64_t addr)
+/* The shadow heap's type_ref for an entry: index + 1, 0 for none. */
+static uint32_t type_ref_of(const struct session *s, const struct type_entry *e)
 {
-	const struct type_entry *e;
-	uint64_t id, idx;
+	return e ? (uint32_t)(e - s->type_tab) + 1 : 0;
+}
 
-	if (!addr)
+/* The current generation's ID for a type, defining it on first use. */
+static uint64_t gen_type_id(struct session *s, const struct type_entry *e)
+{
+	uint64_t id;
+
+	if (!e)
 		return 0;
-	id = tw_gen_type_id(s->gen, addr);
+	id = tw_gen_type_id(s->gen, e->addr);
 	if (id)
 		return id;
-	if (!u64_map_get(&s->type_index, addr, &idx) &&
-	    cache_type(s, addr, &idx) != 0)
-		return 0;
-	e = &s->type_tab[idx];
-	return tw_gen_define_type(s->gen, addr, e->size, e->ptr_bytes,
+	return tw_gen_define_type(s->gen, e->addr, e->size, e->ptr_bytes,
 				  s->names + e->name_off, e->name_len);
 }
+
+/* ---- IDs ------------------------------------------------------------ */
 
 static uint64_t heap_object_id(const struct session *s, uint64_t addr)
 {
@@ -190,9 +211,178 @@ static uint64_t stack_order(uint64_t size)
 }
 
 /* traceSpanTypeAndClass: spanclass << 1 for heap spans, 1 for manual ones. */
-static uint64_t span_kindclass(uint8_t alloc_type, uint8_t spanclass)
+static uint32_t span_kindclass(uint8_t alloc_type, uint8_t spanclass)
 {
-	return alloc_type == 0 ? (uint64_t)spanclass << 1 : 1;
+	return alloc_type == 0 ? (uint32_t)spanclass << 1 : 1;
+}
+
+/* ---- exists events ---------------------------------------------------- */
+
+struct exists_ctx {
+	struct session *s;
+	uint64_t ts;
+	uint64_t thread;
+	int rc;
+};
+
+static int exists_span(void *arg, const struct sh_span_info *sp)
+{
+	struct exists_ctx *c = arg;
+
+	c->rc = tw_gen_event(c->s->gen, c->thread, TW_EV_SPAN, c->ts,
+			     span_id(c->s, sp->base), sp->npages, sp->kindclass);
+	c->s->counts.exists_events++;
+	return c->rc;
+}
+
+static int exists_object(void *arg, uint64_t addr, uint32_t type_ref)
+{
+	struct exists_ctx *c = arg;
+	struct session *s = c->s;
+	const struct type_entry *e = type_ref ? &s->type_tab[type_ref - 1] : NULL;
+
+	c->rc = tw_gen_event(s->gen, c->thread, TW_EV_HEAP_OBJECT, c->ts,
+			     heap_object_id(s, addr), gen_type_id(s, e), 0);
+	s->counts.exists_events++;
+	if (c->rc == 0 && u64_map_get(&s->tiny_upper, addr, NULL)) {
+		c->rc = tw_gen_event(s->gen, c->thread, TW_EV_HEAP_OBJECT,
+				     c->ts, heap_object_id(s, addr) + 1, 0, 0);
+		s->counts.exists_events++;
+	}
+	return c->rc;
+}
+
+static int exists_stack(void *arg, uint64_t lo, uint64_t size)
+{
+	struct exists_ctx *c = arg;
+
+	c->rc = tw_gen_event(c->s->gen, c->thread, TW_EV_GOROUTINE_STACK, c->ts,
+			     stack_id(c->s, lo), stack_order(size), 0);
+	c->s->counts.exists_events++;
+	return c->rc;
+}
+
+/*
+ * Starts a generation.  When it will open a new file, it begins with what
+ * the shadow heap holds, as traceSnapshotMemory begins a trace, so every
+ * file can be read alone.
+ */
+static int new_generation(struct session *s)
+{
+	struct exists_ctx c = { s, s->last_ts, (uint64_t)s->target.pid, 0 };
+
+	s->gen = tw_gen_new(trace_sink_next_gen(s->sink), TRACE_FREQ_NS,
+			    &s->info, s->last_ts);
+	if (!s->gen)
+		return -ENOMEM;
+	if (!trace_sink_at_file_start(s->sink))
+		return 0;
+	shadow_heap_for_each_span(s->heap, exists_span, &c);
+	if (c.rc == 0)
+		shadow_heap_for_each_object(s->heap, exists_object, &c);
+	if (c.rc == 0)
+		shadow_heap_for_each_stack(s->heap, exists_stack, &c);
+	return c.rc;
+}
+
+/* ---- seeding from the attach-time snapshot ---------------------------- */
+
+int session_seed_span(struct session *s, uint64_t base, uint64_t npages,
+		      uint8_t alloc_type, uint8_t spanclass)
+{
+	int rc = shadow_heap_span_alloc(s->heap, base, npages,
+					span_kindclass(alloc_type, spanclass),
+					alloc_type == 0 ?
+					go_span_elemsize(spanclass, npages) : 0);
+
+	return rc < 0 ? rc : 0;
+}
+
+int session_seed_object(struct session *s, uint64_t slot, uint64_t type_addr)
+{
+	int rc = shadow_heap_obj_alloc(s->heap, slot,
+				       type_ref_of(s, type_lookup(s, type_addr)));
+
+	return rc < 0 ? rc : 0;
+}
+
+int session_seed_stack(struct session *s, uint64_t lo, uint64_t hi)
+{
+	int rc = shadow_heap_stack_alloc(s->heap, lo, hi - lo);
+
+	return rc < 0 ? rc : 0;
+}
+
+int session_begin(struct session *s, uint64_t ts)
+{
+	s->start_ts = ts;
+	s->last_ts = ts;
+	s->started = true;
+	return new_generation(s);
+}
+
+/* ---- records ---------------------------------------------------------- */
+
+static bool is_tiny_span(const struct sh_span_info *sp)
+{
+	return sp->kindclass == (GO_TINY_SPANCLASS << 1);
+}
+
+/* Go 1.22+ puts an 8-byte type header before pointerful 513..32760-byte
+ * objects and returns the address after it (runtime/malloc.go). */
+static bool has_malloc_header(const struct session *s, uint64_t size,
+			      bool noscan)
+{
+	return s->go_minor >= 22 && !noscan &&
+	       size > GO_MIN_SIZE_FOR_HEADER &&
+	       size <= GO_MAX_SMALL_SIZE - GO_MALLOC_HEADER_SIZE;
+}
+
+static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r)
+{
+	const struct type_entry *e = type_lookup(s, r->type);
+	bool noscan = !e || e->ptr_bytes == 0;
+	struct sh_span_info sp;
+	uint64_t slot = r->addr;
+	int live;
+
+	if (!shadow_heap_find_span(s->heap, r->addr, &sp)) {
+		/* Unknown span: the slot base is where the free will be. */
+		if (has_malloc_header(s, r->size, noscan))
+			slot = r->addr - GO_MALLOC_HEADER_SIZE;
+	} else {
+		live = shadow_heap_obj_slot(s->heap, r->addr, &slot);
+		if (live < 0) {
+			slot = r->addr;
+		} else if (is_tiny_span(&sp) && r->size < GO_TINY_SIZE && noscan) {
+			/* A tiny object: its ID is one of its block's halves. */
+			bool upper = r->addr - slot >= GO_TINY_SIZE / 2;
+
+			if (!upper && live == 1) {
+				s->counts.tiny_merged++;
+				return 0;
+			}
+			if (upper) {
+				if (u64_map_get(&s->tiny_upper, slot, NULL)) {
+					s->counts.tiny_merged++;
+					return 0;
+				}
+				u64_map_put(&s->tiny_upper, slot, 1);
+				if (live == 0)
+					shadow_heap_obj_alloc(s->heap, slot,
+							      type_ref_of(s, e));
+				return tw_gen_event(s->gen, r->hdr.tid,
+						    TW_EV_HEAP_OBJECT_ALLOC,
+						    r->hdr.ts,
+						    heap_object_id(s, slot) + 1,
+						    gen_type_id(s, e), 0);
+			}
+		}
+	}
+	shadow_heap_obj_alloc(s->heap, slot, type_ref_of(s, e));
+	return tw_gen_event(s->gen, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC,
+			    r->hdr.ts, heap_object_id(s, slot),
+			    gen_type_id(s, e), 0);
 }
 
 /*
@@ -200,26 +390,46 @@ static uint64_t span_kindclass(uint8_t alloc_type, uint8_t spanclass)
  * i is freed when it is not marked and was allocated, that is below
  * freeindex or with its alloc bit set.
  */
-static int sweep_frees(struct session *s, const struct taf_rec_span_sweep *r)
+static int on_sweep(struct session *s, const struct taf_rec_span_sweep *r)
 {
+	bool tiny = r->spanclass == GO_TINY_SPANCLASS;
 	uint32_t n = r->nelems, i;
 	int rc = 0;
 
+	if (r->read_errors)
+		s->counts.sweep_read_errors++;
 	if (n > (uint32_t)r->nbytes * 8)
 		n = (uint32_t)r->nbytes * 8;
 	for (i = 0; i < n && rc == 0; i++) {
 		bool marked = r->mark_bits[i / 8] & (1u << (i % 8));
 		bool allocated = i < r->freeindex ||
 				 (r->alloc_bits[i / 8] & (1u << (i % 8)));
+		uint64_t slot = r->base + (uint64_t)i * r->elemsize;
 
 		if (marked || !allocated)
 			continue;
+		shadow_heap_obj_free(s->heap, slot);
 		rc = tw_gen_event(s->gen, r->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
-				  r->hdr.ts,
-				  heap_object_id(s, r->base + (uint64_t)i * r->elemsize),
-				  0, 0);
+				  r->hdr.ts, heap_object_id(s, slot), 0, 0);
+		if (rc == 0 && tiny && u64_map_del(&s->tiny_upper, slot))
+			rc = tw_gen_event(s->gen, r->hdr.tid,
+					  TW_EV_HEAP_OBJECT_FREE, r->hdr.ts,
+					  heap_object_id(s, slot) + 1, 0, 0);
 	}
 	return rc;
+}
+
+/* Forgets the upper halves of a tiny span's blocks when the span goes. */
+static void forget_tiny_span(struct session *s, uint64_t base)
+{
+	struct sh_span_info sp;
+	uint64_t a;
+
+	if (!s->tiny_upper.len || !shadow_heap_find_span(s->heap, base, &sp) ||
+	    !is_tiny_span(&sp))
+		return;
+	for (a = sp.base; a < sp.base + sp.npages * GO_PAGE_SIZE; a += GO_TINY_SIZE)
+		u64_map_del(&s->tiny_upper, a);
 }
 
 int session_record(struct session *s, const void *data, size_t len)
@@ -228,40 +438,44 @@ int session_record(struct session *s, const void *data, size_t len)
 
 	if (len < sizeof(*h) || h->len > len)
 		return -EINVAL;
+	if (!s->started || h->ts < s->start_ts) {
+		/* Before the snapshot: its effect is already in the shadow. */
+		s->counts.before_start++;
+		return 0;
+	}
 	if (h->kind < TAF_REC_KIND_MAX)
 		s->counts.records[h->kind]++;
 
 	switch (h->kind) {
-	case TAF_REC_HEAP_ALLOC: {
-		const struct taf_rec_heap_alloc *r = data;
-
-		if (len < sizeof(*r))
+	case TAF_REC_HEAP_ALLOC:
+		if (len < sizeof(struct taf_rec_heap_alloc))
 			return -EINVAL;
-		return tw_gen_event(s->gen, h->tid, TW_EV_HEAP_OBJECT_ALLOC,
-				    h->ts, heap_object_id(s, r->addr),
-				    type_id(s, r->type), 0);
-	}
-	case TAF_REC_SPAN_SWEEP: {
-		const struct taf_rec_span_sweep *r = data;
-
-		if (len < sizeof(*r))
+		return on_heap_alloc(s, data);
+	case TAF_REC_SPAN_SWEEP:
+		if (len < sizeof(struct taf_rec_span_sweep))
 			return -EINVAL;
-		return sweep_frees(s, r);
-	}
+		return on_sweep(s, data);
 	case TAF_REC_SPAN_ALLOC: {
 		const struct taf_rec_span_alloc *r = data;
+		uint32_t kc;
 
 		if (len < sizeof(*r))
 			return -EINVAL;
+		kc = span_kindclass(r->alloc_type, r->spanclass);
+		forget_tiny_span(s, r->base);
+		shadow_heap_span_alloc(s->heap, r->base, r->npages, kc,
+				       r->alloc_type == 0 ?
+				       go_span_elemsize(r->spanclass, r->npages) : 0);
 		return tw_gen_event(s->gen, h->tid, TW_EV_SPAN_ALLOC, h->ts,
-				    span_id(s, r->base), r->npages,
-				    span_kindclass(r->alloc_type, r->spanclass));
+				    span_id(s, r->base), r->npages, kc);
 	}
 	case TAF_REC_SPAN_FREE: {
 		const struct taf_rec_addr *r = data;
 
 		if (len < sizeof(*r))
 			return -EINVAL;
+		forget_tiny_span(s, r->addr);
+		shadow_heap_span_free(s->heap, r->addr);
 		return tw_gen_event(s->gen, h->tid, TW_EV_SPAN_FREE, h->ts,
 				    span_id(s, r->addr), 0, 0);
 	}
@@ -270,6 +484,7 @@ int session_record(struct session *s, const void *data, size_t len)
 
 		if (len < sizeof(*r))
 			return -EINVAL;
+		shadow_heap_stack_alloc(s->heap, r->lo, r->hi - r->lo);
 		return tw_gen_event(s->gen, h->tid, TW_EV_GOROUTINE_STACK_ALLOC,
 				    h->ts, stack_id(s, r->lo),
 				    stack_order(r->hi - r->lo), 0);
@@ -279,6 +494,7 @@ int session_record(struct session *s, const void *data, size_t len)
 
 		if (len < sizeof(*r))
 			return -EINVAL;
+		shadow_heap_stack_free(s->heap, r->addr);
 		return tw_gen_event(s->gen, h->tid, TW_EV_GOROUTINE_STACK_FREE,
 				    h->ts, stack_id(s, r->addr), 0, 0);
 	}
@@ -287,13 +503,18 @@ int session_record(struct session *s, const void *data, size_t len)
 	}
 }
 
+/* ---- generations ------------------------------------------------------ */
+
 int session_cut(struct session *s)
 {
-	uint64_t events = tw_gen_events(s->gen);
+	uint64_t events;
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int rc;
 
+	if (!s->gen)
+		return 0;
+	events = tw_gen_events(s->gen);
 	if (events == 0)
 		return 0;
 	if (tw_gen_last_ts(s->gen) > s->last_ts)
@@ -331,18 +552,31 @@ void session_finish(struct session *s)
 	if (s->gen)
 		tw_gen_free(s->gen);
 	s->gen = NULL;
-	if (s->sink)
-		trace_sink_close(s->sink);
+	trace_sink_close(s->sink);
 	s->sink = NULL;
 	go_types_close(s->types);
 	s->types = NULL;
 	if (s->bin)
 		go_binary_close(s->bin);
 	s->bin = NULL;
+	if (s->heap)
+		shadow_heap_free(s->heap);
+	s->heap = NULL;
 	target_close(&s->target);
 	u64_map_free(&s->type_index);
+	u64_map_free(&s->tiny_upper);
 	free(s->type_tab);
 	free(s->names);
 	s->type_tab = NULL;
 	s->names = NULL;
+}
+
+uint64_t session_inconsistent(const struct session *s)
+{
+	return s->heap ? shadow_heap_inconsistent(s->heap) : 0;
+}
+
+uint64_t session_heap_ops(const struct session *s)
+{
+	return s->heap ? shadow_heap_ops(s->heap) : 0;
 }

@@ -553,6 +553,24 @@ bool shadow_heap_find_span(const struct shadow_heap *h, uint64_t addr,
 	return true;
 }
 
+int shadow_heap_obj_slot(const struct shadow_heap *h, uint64_t addr,
+			 uint64_t *slot_base)
+{
+	uint32_t idx = span_at(h, addr), slot;
+	const struct sh_span *s;
+	uint64_t rem;
+
+	if (!idx) {
+		*slot_base = addr;
+		return u64_map_get(&h->fallback, addr, NULL) ? 1 : 0;
+	}
+	s = &h->spans[idx];
+	if (!s->elemsize || !slot_of(s, addr, &slot, &rem))
+		return -1;
+	*slot_base = addr - rem;
+	return (bits_of((struct sh_span *)s)[slot / 64] >> (slot % 64)) & 1;
+}
+
 /* The first span starting at page >= *pg, or 0; *pg moves past it. */
 static uint32_t next_span(const struct shadow_heap *h, uint64_t *pg)
 {

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * heap_snapshot.h - what is live in a Go process right now, read from its
+ * memory: spans, allocated heap objects, goroutine stacks.
+ *
+ * Owns: walking mheap_.allspans and allgs the way traceSnapshotMemory
+ * (runtime/traceallocfree.go) does, from outside.  The caller stops the
+ * process first (freeze.h) for a consistent picture.  Results go to
+ * callbacks; nothing here knows about traces.
+ */
+#ifndef HEAP_SNAPSHOT_H
+#define HEAP_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct go_binary;
+struct target;
+
+struct heap_snapshot_cb {
+	/* alloc_type: 0 for heap spans (mSpanInUse), 1 for manual ones. */
+	int (*span)(void *ctx, uint64_t base, uint64_t npages,
+		    uint8_t alloc_type, uint8_t spanclass);
+	/* slot base; type_addr 0 where the runtime has no type for it. */
+	int (*object)(void *ctx, uint64_t slot, uint64_t type_addr);
+	int (*stack)(void *ctx, uint64_t lo, uint64_t hi);
+	void *ctx;
+};
+
+struct heap_snapshot_stats {
+	uint64_t spans;
+	uint64_t objects;
+	uint64_t typed_objects;
+	uint64_t stacks;
+	uint64_t read_errors;     /* spans or gs that could not be read */
+	uint64_t bytes_read;
+};
+
+/*
+ * Reads the snapshot.  Needs runtime.mheap_ and runtime.allgs (symbol
+ * table or DWARF) and the layout of mspan and g.  Returns 0, or -ENOENT
+ * (with `err` filled) when the binary does not say where they are.
+ */
+int heap_snapshot_read(const struct target *t, const struct go_binary *bin,
+		       uint64_t load_bias, const struct heap_snapshot_cb *cb,
+		       struct heap_snapshot_stats *st, char *err,
+		       size_t errlen);
+
+#endif /* HEAP_SNAPSHOT_H */

@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * heap_snapshot.c - the live heap of a (stopped) Go process, read from
+ * outside, following traceSnapshotMemory (runtime/traceallocfree.go):
+ *   for each span in mheap_.allspans that is not dead: the span; for in-use
+ *   heap spans every slot i with i < freeindex or alloc bit i set, typed as
+ *   typePointersOfUnchecked would (mbitmap.go): the malloc header word for
+ *   scan objects > 512 B in small classes, mspan.largeType for large scan
+ *   objects, nothing otherwise;
+ *   for each g in allgs with a stack: the stack.
+ */
+#include "heap_snapshot.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "go_binary.h"
+#include "go_layout.h"
+#include "go_sizeclasses.h"
+#include "target.h"
+
+/* runtime/mheap.go: mSpanDead, mSpanInUse, mSpanManual. */
+#define MSPAN_IN_USE 1
+#define MSPAN_MANUAL 2
+#define MSPAN_READ_MAX 512
+
+struct snap_layout {
+	uint64_t mheap;            /* runtime address of runtime.mheap_ */
+	uint64_t allgs;            /* runtime address of runtime.allgs */
+	uint64_t allspans_off;     /* mheap.allspans */
+	uint64_t large_type_off;   /* mspan.largeType, 0 when absent */
+	bool has_large_type;
+	bool headers;              /* Go 1.22+: malloc headers */
+	size_t mspan_read;         /* bytes of an mspan that hold our fields */
+	struct go_layout l;
+};
+
+static int field_ok(const struct go_field *f)
+{
+	return f->off >= 0 && f->off + f->size <= MSPAN_READ_MAX;
+}
+
+static uint64_t get_uint(const uint8_t *buf, const struct go_field *f)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, buf + f->off, f->size > 8 ? 8 : (size_t)f->size);
+	return v;
+}
+
+static int resolve(const struct go_binary *bin, uint64_t bias,
+		   struct snap_layout *sl, char *err, size_t errlen)
+{
+	const struct go_build_info *bi = go_binary_build_info(bin);
+	uint64_t addr;
+
+	memset(sl, 0, sizeof(*sl));
+	if (go_layout_resolve(bin, &sl->l, NULL, NULL) < 0) {
+		snprintf(err, errlen, "no runtime layout for %s", bi->version);
+		return -ENOENT;
+	}
+	if (go_dwarf_var_addr(bin, "runtime.mheap_", &addr) != 0) {
+		snprintf(err, errlen, "runtime.mheap_ not found (stripped binary)");
+		return -ENOENT;
+	}
+	sl->mheap = addr + bias;
+	if (go_dwarf_var_addr(bin, "runtime.allgs", &addr) != 0) {
+		snprintf(err, errlen, "runtime.allgs not found (stripped binary)");
+		return -ENOENT;
+	}
+	sl->allgs = addr + bias;
+	if (go_dwarf_member_offset(bin, "runtime.mheap", "allspans",
+				   &sl->allspans_off) != 0) {
+		snprintf(err, errlen, "offset of mheap.allspans unknown");
+		return -ENOENT;
+	}
+	sl->has_large_type = go_dwarf_member_offset(bin, "runtime.mspan",
+						    "largeType",
+						    &sl->large_type_off) == 0 &&
+			     sl->large_type_off + 8 <= MSPAN_READ_MAX;
+	sl->headers = bi->major == 1 && bi->minor >= 22;
+	if (!field_ok(&sl->l.mspan_start_addr) || !field_ok(&sl->l.mspan_npages) ||
+	    !field_ok(&sl->l.mspan_nelems) || !field_ok(&sl->l.mspan_freeindex) ||
+	    !field_ok(&sl->l.mspan_elemsize) || !field_ok(&sl->l.mspan_alloc_bits) ||
+	    !field_ok(&sl->l.mspan_spanclass) || !field_ok(&sl->l.mspan_state) ||
+	    sl->l.g_stack.off < 0) {
+		snprintf(err, errlen, "runtime layout of mspan/g incomplete");
+		return -ENOENT;
+	}
+	/* Read no further than our fields: the next page may be unmapped. */
+	{
+		const struct go_field *fs[] = {
+			&sl->l.mspan_start_addr, &sl->l.mspan_npages,
+			&sl->l.mspan_nelems, &sl->l.mspan_freeindex,
+			&sl->l.mspan_elemsize, &sl->l.mspan_alloc_bits,
+			&sl->l.mspan_spanclass, &sl->l.mspan_state,
+		};
+		size_t k;
+
+		sl->mspan_read = sl->has_large_type ? sl->large_type_off + 8 : 0;
+		for (k = 0; k < sizeof(fs) / sizeof(fs[0]); k++)
+			if ((size_t)(fs[k]->off + fs[k]->size) > sl->mspan_read)
+				sl->mspan_read = (size_t)(fs[k]->off + fs[k]->size);
+	}
+	return 0;
+}
+
+/* Objects of one in-use heap span. */
+static int span_objects(const struct target *t, const struct snap_layout *sl,
+			const uint8_t *ms, uint64_t base, uint64_t npages,
+			uint8_t spanclass, const struct heap_snapshot_cb *cb,
+			struct heap_snapshot_stats *st)
+{
+	uint64_t elemsize = get_uint(ms, &sl->l.mspan_elemsize);
+	uint64_t nelems = get_uint(ms, &sl->l.mspan_nelems);
+	uint64_t freeindex = get_uint(ms, &sl->l.mspan_freeindex);
+	uint64_t bits_addr = get_uint(ms, &sl->l.mspan_alloc_bits);
+	bool noscan = spanclass & 1, small = (spanclass >> 1) != 0;
+	bool typed = sl->headers && !noscan && elemsize > GO_MIN_SIZE_FOR_HEADER;
+	uint8_t bits[1024 / 8 + 8];
+	uint8_t *mem = NULL;
+	uint64_t i, large_type = 0;
+	int rc = 0;
+
+	if (!elemsize || nelems == 0 || nelems > 8 * (sizeof(bits) - 8) ||
+	    elemsize * nelems > npages * GO_PAGE_SIZE) {
+		st->read_errors++;
+		return 0;
+	}
+	if (target_read(t, bits_addr, bits, (nelems + 7) / 8) != 0) {
+		st->read_errors++;
+		return 0;
+	}
+	st->bytes_read += (nelems + 7) / 8;
+	if (typed && small) {
+		/* One read of the span beats one per header word. */
+		mem = malloc(npages * GO_PAGE_SIZE);
+		if (mem && target_read(t, base, mem, npages * GO_PAGE_SIZE) != 0) {
+			free(mem);
+			mem = NULL;
+		}
+		if (mem)
+			st->bytes_read += npages * GO_PAGE_SIZE;
+	} else if (typed && sl->has_large_type) {
+		memcpy(&large_type, ms + sl->large_type_off, 8);
+	}
+	for (i = 0; i < nelems && rc == 0; i++) {
+		uint64_t slot = base + i * elemsize, type = 0;
+
+		if (!(i < freeindex || (bits[i / 8] & (1u << (i % 8)))))
+			continue;
+		if (typed && small && mem)
+			memcpy(&type, mem + i * elemsize, 8);
+		else if (typed && !small)
+			type = large_type;
+		st->objects++;
+		if (type)
+			st->typed_objects++;
+		rc = cb->object(cb->ctx, slot, type);
+	}
+	free(mem);
+	return rc;
+}
+
+static int read_spans(const struct target *t, const struct snap_layout *sl,
+		      const struct heap_snapshot_cb *cb,
+		      struct heap_snapshot_stats *st)
+{
+	uint64_t slice[2], i, *ptrs;
+	uint8_t ms[MSPAN_READ_MAX];
+	int rc = 0;
+
+	if (target_read(t, sl->mheap + sl->allspans_off, slice, sizeof(slice)))
+		return -EIO;
+	if (slice[1] > (1ull << 28))
+		return -EIO;
+	ptrs = malloc(slice[1] * 8 + 8);
+	if (!ptrs)
+		return -ENOMEM;
+	if (slice[1] && target_read(t, slice[0], ptrs, slice[1] * 8)) {
+		free(ptrs);
+		return -EIO;
+	}
+	for (i = 0; i < slice[1] && rc == 0; i++) {
+		uint64_t base, npages;
+		uint8_t state, spanclass;
+
+		if (target_read(t, ptrs[i], ms, sl->mspan_read) != 0) {
+			st->read_errors++;
+			continue;
+		}
+		st->bytes_read += sl->mspan_read;
+		state = (uint8_t)get_uint(ms, &sl->l.mspan_state);
+		if (state != MSPAN_IN_USE && state != MSPAN_MANUAL)
+			continue;
+		base = get_uint(ms, &sl->l.mspan_start_addr);
+		npages = get_uint(ms, &sl->l.mspan_npages);
+		spanclass = (uint8_t)get_uint(ms, &sl->l.mspan_spanclass);
+		st->spans++;
+		rc = cb->span(cb->ctx, base, npages,
+			      state == MSPAN_IN_USE ? 0 : 1, spanclass);
+		if (rc == 0 && state == MSPAN_IN_USE)
+			rc = span_objects(t, sl, ms, base, npages, spanclass,
+					  cb, st);
+	}
+	free(ptrs);
+	return rc;
+}
+
+static int read_stacks(const struct target *t, const struct snap_layout *sl,
+		       const struct heap_snapshot_cb *cb,
+		       struct heap_snapshot_stats *st)
+{
+	uint64_t slice[2], i, *gs;
+	int rc = 0;
+
+	if (target_read(t, sl->allgs, slice, sizeof(slice)))
+		return -EIO;
+	if (slice[1] > (1ull << 26))
+		return -EIO;
+	gs = malloc(slice[1] * 8 + 8);
+	if (!gs)
+		return -ENOMEM;
+	if (slice[1] && target_read(t, slice[0], gs, slice[1] * 8)) {
+		free(gs);
+		return -EIO;
+	}
+	for (i = 0; i < slice[1] && rc == 0; i++) {
+		uint64_t stk[2];
+
+		if (target_read(t, gs[i] + (uint64_t)sl->l.g_stack.off, stk,
+				sizeof(stk)) != 0) {
+			st->read_errors++;
+			continue;
+		}
+		st->bytes_read += sizeof(stk);
+		if (!stk[0] || stk[1] <= stk[0])
+			continue;
+		st->stacks++;
+		rc = cb->stack(cb->ctx, stk[0], stk[1]);
+	}
+	free(gs);
+	return rc;
+}
+
+int heap_snapshot_read(const struct target *t, const struct go_binary *bin,
+		       uint64_t load_bias, const struct heap_snapshot_cb *cb,
+		       struct heap_snapshot_stats *st, char *err,
+		       size_t errlen)
+{
+	struct snap_layout sl;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = resolve(bin, load_bias, &sl, err, errlen);
+	if (rc)
+		return rc;
+	rc = read_spans(t, &sl, cb, st);
+	if (rc == 0)
+		rc = read_stacks(t, &sl, cb, st);
+	if (rc)
+		snprintf(err, errlen, "reading the heap failed: %s",
+			 strerror(-rc));
+	return rc;
+}
