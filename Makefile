@@ -33,7 +33,7 @@ LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit e2e demo bench clean
+.PHONY: all deps test unit e2e workloads demo bench clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -67,8 +67,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) $(wildcard tests/unit/*.h)
 
 unit: $(UNIT_BINS)
 
-test: deps all unit
-	./tests/run_all.sh
+# Go programs the tests run, built by every installed toolchain (cached).
+workloads:
+	OUT=$(abspath $(BUILD))/go-bin ./tests/go/build-workloads.sh allocloop knownalloc fullwork
+
+test: deps all unit workloads
+	BUILD=$(BUILD) ./tests/run_all.sh
 
 demo: deps all
 	./scripts/demo.sh

@@ -7,6 +7,10 @@ set -u
 cd "$(dirname "$0")/.."
 
 BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+export BUILD
+# Unit tests read the Go workloads `make workloads` built.
+export TRACEAF_GOBIN_DIR=${TRACEAF_GOBIN_DIR:-$BUILD/go-bin}
 WHAT=${1:-all}
 FILTER=${2:-}
 E2E_TIMEOUT=${E2E_TIMEOUT:-900}
