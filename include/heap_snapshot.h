@@ -37,9 +37,11 @@ struct heap_snapshot_stats {
 };
 
 /*
- * Reads the snapshot.  Needs runtime.mheap_ and runtime.allgs (symbol
- * table or DWARF) and the layout of mspan and g.  Returns 0, or -ENOENT
- * (with `err` filled) when the binary does not say where they are.
+ * Reads the snapshot.  Needs runtime.mheap_ (symbol table, DWARF or the
+ * code that uses it) and the layout of mspan and g; goroutine stacks also
+ * need runtime.allgs.  Returns 0; or -ENOENT (with `err` filled) when the
+ * binary does not say where they are: when only allgs is missing, spans
+ * and objects were still delivered.
  */
 int heap_snapshot_read(const struct target *t, const struct go_binary *bin,
 		       uint64_t load_bias, const struct heap_snapshot_cb *cb,

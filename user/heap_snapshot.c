@@ -67,11 +67,9 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 		return -ENOENT;
 	}
 	sl->mheap = addr + bias;
-	if (go_dwarf_var_addr(bin, "runtime.allgs", &addr) != 0) {
-		snprintf(err, errlen, "runtime.allgs not found (stripped binary)");
-		return -ENOENT;
-	}
-	sl->allgs = addr + bias;
+	/* Without it (stripped binaries) the snapshot has no stacks. */
+	if (go_dwarf_var_addr(bin, "runtime.allgs", &addr) == 0)
+		sl->allgs = addr + bias;
 	if (go_dwarf_member_offset(bin, "runtime.mheap", "allspans",
 				   &sl->allspans_off) != 0) {
 		snprintf(err, errlen, "offset of mheap.allspans unknown");
@@ -259,10 +257,16 @@ int heap_snapshot_read(const struct target *t, const struct go_binary *bin,
 	if (rc)
 		return rc;
 	rc = read_spans(t, &sl, cb, st);
-	if (rc == 0)
+	if (rc == 0 && sl.allgs)
 		rc = read_stacks(t, &sl, cb, st);
-	if (rc)
+	if (rc) {
 		snprintf(err, errlen, "reading the heap failed: %s",
 			 strerror(-rc));
-	return rc;
+		return rc;
+	}
+	if (!sl.allgs) {
+		snprintf(err, errlen, "runtime.allgs not found (stripped binary): no goroutine stacks in the snapshot");
+		return -ENOENT;
+	}
+	return 0;
 }

@@ -121,7 +121,7 @@ static void take_snapshot(struct session *s, int verbose)
 	if (rc)
 		fprintf(stderr, "traceaf-bpf: warning: %s: the first file starts without a full snapshot\n",
 			err);
-	else if (verbose)
+	if (verbose)
 		fprintf(stderr, "traceaf-bpf: snapshot: %llu spans, %llu objects (%llu typed), %llu stacks; target stopped %.1f ms\n",
 			(unsigned long long)st.spans,
 			(unsigned long long)st.objects,
