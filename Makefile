@@ -75,10 +75,10 @@ test: deps all unit workloads
 	BUILD=$(BUILD) ./tests/run_all.sh
 
 demo: deps all
-	./scripts/demo.sh
+	BUILD=$(BUILD) ./scripts/demo.sh
 
 bench: deps all
-	./scripts/bench.sh
+	BUILD=$(BUILD) ./scripts/bench.sh
 
 clean:
 	rm -rf $(BUILD)

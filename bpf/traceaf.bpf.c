@@ -35,6 +35,14 @@ struct {
  * 1.27, or the compiler calls the SC functions directly): only the outermost
  * call is reported, so each allocation counts once.  Keyed by goroutine, not
  * thread: mallocgc can block (GC assist, gcStart) and resume on another M.
+ *
+ * Calls are matched by their depth on the goroutine stack, g.stack.hi - SP,
+ * the same at the entry site (after the CALL pushed the return address, the
+ * PUSHQ BP not yet done) and at the RET.  Unlike a counter this survives a
+ * missed exit (an entry seen before the RET probes were attached): a stale
+ * record is recognised by its depth and replaced.  Unlike SP itself it
+ * survives the stack being copied to a bigger one mid-call (copystack keeps
+ * offsets from stack.hi).
  */
 struct inflight_key {
 	__u32 pid;
@@ -45,8 +53,7 @@ struct inflight_key {
 struct inflight_val {
 	__u64 size;
 	__u64 type;
-	__u32 depth;
-	__u32 pad;
+	__u64 depth;     /* g.stack.hi - SP of the outermost call */
 };
 
 struct {
@@ -108,6 +115,18 @@ static __always_inline __u64 read_field(__u64 base, __u16 off, __u8 size)
 	}
 }
 
+/* g.stack.hi - SP: the call's depth on its goroutine stack, 0 if unknown. */
+static __always_inline __u64 stack_depth(struct pt_regs *ctx)
+{
+	const struct taf_layout *l = layout_of(ctx);
+	__u64 hi = 0;
+
+	if (!l || bpf_probe_read_user(&hi, sizeof(hi),
+				      (void *)(ctx->r14 + l->g_stack_hi)))
+		return 0;
+	return hi > ctx->sp ? hi - ctx->sp : 0;
+}
+
 SEC("uprobe")
 int alloc_enter(struct pt_regs *ctx)
 {
@@ -116,16 +135,18 @@ int alloc_enter(struct pt_regs *ctx)
 		.g = ctx->r14,
 	};
 	struct inflight_val *cur, val = {};
+	__u64 depth = stack_depth(ctx);
 
-	cur = bpf_map_lookup_elem(&inflight, &key);
-	if (cur) {
-		cur->depth++;
+	if (!depth)
 		return 0;
-	}
+	cur = bpf_map_lookup_elem(&inflight, &key);
+	/* Deeper than the recorded call: nested inside it. */
+	if (cur && cur->depth < depth)
+		return 0;
 	/* mallocgc(size uintptr, typ *_type, needzero bool): AX, BX. */
 	val.size = ctx->ax;
 	val.type = ctx->bx;
-	val.depth = 1;
+	val.depth = depth;
 	bpf_map_update_elem(&inflight, &key, &val, BPF_ANY);
 	return 0;
 }
@@ -139,7 +160,7 @@ int alloc_exit(struct pt_regs *ctx)
 	};
 	struct taf_rec_heap_alloc *rec;
 	struct inflight_val *cur;
-	__u64 size, type;
+	__u64 size, type, depth = stack_depth(ctx);
 
 	cur = bpf_map_lookup_elem(&inflight, &key);
 	if (!cur) {
@@ -147,8 +168,12 @@ int alloc_exit(struct pt_regs *ctx)
 		stat_inc(TAF_STAT_UNMATCHED_EXIT);
 		return 0;
 	}
-	if (cur->depth > 1) {
-		cur->depth--;
+	if (cur->depth < depth)
+		return 0;               /* a nested call returns */
+	if (cur->depth > depth) {
+		/* Shallower than the record: its exit was missed. */
+		bpf_map_delete_elem(&inflight, &key);
+		stat_inc(TAF_STAT_UNMATCHED_EXIT);
 		return 0;
 	}
 	size = cur->size;

@@ -114,7 +114,8 @@ enum taf_probe_role {
 
 /*
  * What the BPF programs need to know of one binary's runtime: field
- * offsets and sizes in runtime.mspan (they change between Go versions).
+ * offsets and sizes in runtime.mspan and runtime.g (they change between Go
+ * versions).
  */
 struct taf_layout {
 	__u16 span_start_addr;
@@ -125,6 +126,7 @@ struct taf_layout {
 	__u16 span_alloc_bits;
 	__u16 span_gcmark_bits;
 	__u16 span_spanclass;
+	__u16 g_stack_hi;        /* runtime.g.stack.hi */
 	__u8 nelems_size;        /* 2 (Go 1.22+) or 8 */
 	__u8 freeindex_size;
 	__u8 green_tea;          /* small spans keep marks inline (Go 1.26+) */
@@ -136,7 +138,6 @@ enum taf_stat {
 	TAF_STAT_EMITTED = 0,           /* records committed, all kinds */
 	TAF_STAT_DROPPED_BASE = 1,      /* + kind: ring buffer full */
 	TAF_STAT_UNMATCHED_EXIT = 16,   /* exit seen without its entry */
-	TAF_STAT_DEPTH_OVERFLOW = 17,   /* nesting deeper than tracked */
 	TAF_STAT_MAX = 32,
 };
 

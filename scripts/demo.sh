@@ -5,6 +5,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 GOV=${DEMO_GO:-1.27}
 SECONDS_TRACED=${DEMO_SECONDS:-4}
 DEMO_DIR=$BUILD/demo
@@ -24,7 +25,7 @@ echo "== building Go $GOV's trace parser (internal/trace) to check the output"
 
 "$DEMO_DIR/allocdemo" >"$DEMO_DIR/allocdemo.log" 2>&1 &
 DEMO_PID=$!
-trap 'kill $DEMO_PID 2>/dev/null; wait $DEMO_PID 2>/dev/null' EXIT
+trap 'kill $DEMO_PID 2>/dev/null; wait $DEMO_PID 2>/dev/null || true' EXIT
 sleep 0.5
 
 echo "== sudo traceaf-bpf -p $DEMO_PID -d ${SECONDS_TRACED}s -o $OUT"
@@ -43,7 +44,7 @@ for f in "$OUT"/*.trace; do
 		"$(stat -c %s "$f")" "$GOV"
 	awk '$1 == "ev" { printf "    %-22s %s\n", $2, $3 }' "$DEMO_DIR/check.out"
 	echo "    top types by allocations:"
-	awk '$1 == "type" { n = $NF; $NF = ""; $(NF-1) = ""; print n "\t" $0 }' \
+	awk '$1 == "type" && $(NF-1) == "allocs" { n = $NF; $NF = ""; $(NF-1) = ""; print n "\t" $0 }' \
 		"$DEMO_DIR/check.out" | sort -rn | head -n 6 |
 		awk -F'\t' '{ sub(/^type /, "", $2); printf "    %10d  %s\n", $1, $2 }'
 done

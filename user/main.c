@@ -200,6 +200,13 @@ static void print_summary(const struct session *s, const struct probes *p)
 		fprintf(stderr, "traceaf-bpf: %llu events not written: %s\n",
 			(unsigned long long)s->counts.lost_on_write,
 			strerror(-s->sink_error));
+	if (s->counts.tiny_merged)
+		fprintf(stderr, "traceaf-bpf: %llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events\n",
+			(unsigned long long)s->counts.tiny_merged);
+	if (session_inconsistent(s))
+		fprintf(stderr, "traceaf-bpf: %llu of %llu heap operations did not fit the shadow heap (missed or out-of-order events)\n",
+			(unsigned long long)session_inconsistent(s),
+			(unsigned long long)session_heap_ops(s));
 	if (s->counts.type_errors)
 		fprintf(stderr, "traceaf-bpf: %llu type descriptors could not be read (events kept without type)\n",
 			(unsigned long long)s->counts.type_errors);

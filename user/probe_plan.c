@@ -236,6 +236,12 @@ static int plan_layout(const struct go_binary *bin, struct taf_layout *l,
 	    field16(&g.mspan_gcmark_bits, "mspan.gcmarkBits", &l->span_gcmark_bits, err, errlen) ||
 	    field16(&g.mspan_spanclass, "mspan.spanclass", &l->span_spanclass, err, errlen))
 		return -ENOENT;
+	if (g.g_stack.off < 0 || g.g_stack.off + 16 > 0xffff) {
+		snprintf(err, errlen, "offset of g.stack unknown for this Go version");
+		return -ENOENT;
+	}
+	/* runtime.stack is {lo, hi uintptr}. */
+	l->g_stack_hi = (uint16_t)(g.g_stack.off + 8);
 	l->nelems_size = (uint8_t)g.mspan_nelems.size;
 	l->freeindex_size = (uint8_t)g.mspan_freeindex.size;
 	l->green_tea = uses_green_tea(go_binary_build_info(bin));
