@@ -10,13 +10,17 @@ FLAVOUR=${2:-}
 source "$(dirname "$0")/lib.sh"
 TEST_NAME="skeleton_go$VER$FLAVOUR"
 N=${N:-200000}
+# BUSY=1: the workload allocates main.Warm non-stop while the tracer
+# attaches (a production process is never idle), then main.Node as usual.
+BUSY=${BUSY:-}
+[ -n "$BUSY" ] && TEST_NAME="${TEST_NAME}_busy"
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
 BIN=$(workload knownalloc "$VER" "$FLAVOUR") || exit 1
 TC123=$(tracecheck 1.23) || exit 1
 TC127=$(tracecheck 1.27) || exit 1
 
-start_bg "$TMP/workload.log" "$BIN" -n "$N"
+start_bg "$TMP/workload.log" "$BIN" -n "$N" ${BUSY:+-busy}
 WPID=$BG_PID
 wait_for_line "$TMP/workload.log" '^ready' 20 || fail "workload did not start"
 
@@ -63,5 +67,14 @@ for tc in "$TC123" "$TC127"; do
 		fail "$(basename "$tc") counts $count main.Node allocations, want >= 99.9% of $N"
 	[ "$count" -le "$N" ] || fail "$(basename "$tc") counts $count main.Node allocations, more than the $N made"
 	total=$count
+	if [ -n "$BUSY" ]; then
+		warm=0
+		for f in "${files[@]}"; do
+			"$tc" "$f" >"$TMP/check.out" 2>&1
+			w=$(awk '$1 == "type" && $2 == "main.Warm" && $4 == "allocs" { print $5; exit }' "$TMP/check.out")
+			warm=$((warm + ${w:-0}))
+		done
+		[ "$warm" -gt 0 ] || fail "no main.Warm allocations traced while the workload was busy"
+	fi
 done
 pass "Go $VER$FLAVOUR: $total/$N main.Node allocations in ${#files[@]} file(s)"

@@ -22,8 +22,21 @@ type Node struct {
 	next             *Node
 }
 
+// Warm is what -busy allocates while waiting: a type of its own, so the
+// Node count stays exact.
+type Warm struct {
+	a, b int64
+	next *Warm
+}
+
 var sinkNode *Node
 var sinkBytes []byte
+var sinkWarm *Warm
+
+//go:noinline
+func newWarm(prev *Warm) *Warm {
+	return &Warm{next: prev}
+}
 
 //go:noinline
 func newNode(prev *Node, i int64) *Node {
@@ -38,12 +51,33 @@ func newBytes(n int) []byte {
 func main() {
 	n := flag.Int("n", 100000, "Nodes to allocate")
 	nb := flag.Int("bytes", 0, "[]byte slices of 100 bytes to allocate")
+	busy := flag.Bool("busy", false, "allocate main.Warm values while waiting for SIGUSR1")
 	flag.Parse()
 
 	start := make(chan os.Signal, 1)
 	signal.Notify(start, syscall.SIGUSR1)
 	fmt.Printf("ready %d\n", os.Getpid())
+	if *busy {
+		// A tracer attaches while this goroutine is inside the allocator
+		// most of the time: the case of a production process.
+		var w *Warm
+		for i := 0; ; i++ {
+			select {
+			case <-start:
+				goto phase
+			default:
+			}
+			for j := 0; j < 100; j++ {
+				w = newWarm(w)
+			}
+			if i%100 == 99 {
+				sinkWarm = w
+				w = nil
+			}
+		}
+	}
 	<-start
+phase:
 
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
