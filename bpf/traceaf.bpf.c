@@ -343,3 +343,24 @@ int stack_free(struct pt_regs *ctx)
 {
 	return emit_addr(TAF_REC_STACK_FREE, ctx->ax);
 }
+
+/*
+ * A process exec'd (used with --all, loaded only then): the daemon checks
+ * whether it runs Go and attaches to its executable if it is new.
+ * tp_btf needs no tracefs, which this kind of machine does not mount.
+ */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	struct taf_rec_hdr *rec;
+
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_EXEC);
+		return 0;
+	}
+	fill_hdr(rec, TAF_REC_EXEC, sizeof(*rec));
+	bpf_ringbuf_submit(rec, 0);
+	return 0;
+}

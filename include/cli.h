@@ -23,7 +23,23 @@ struct taf_options {
 	unsigned rotate_files;      /* --rotate-files, 0 = keep all */
 	unsigned ringbuf_mb;        /* --ringbuf-size in MiB */
 	int verbose;                /* -v, repeatable */
+	unsigned max_processes;     /* --max-processes, with --all */
+	const char **include;       /* --include PATTERN, repeatable */
+	size_t ninclude;
+	const char **exclude;       /* --exclude PATTERN, repeatable */
+	size_t nexclude;
 };
+
+/* Frees what cli_parse allocated (the pattern lists). */
+void cli_free(struct taf_options *o);
+
+/*
+ * Whether a process passes --include/--exclude: a pattern matches the
+ * command name (comm), the executable's path (shell glob, "*" crosses "/")
+ * or, when it is a number, the PID.  No --include means everything.
+ */
+bool cli_process_selected(const struct taf_options *o, pid_t pid,
+			  const char *comm, const char *exe);
 
 enum cli_result {
 	CLI_RUN = 0,      /* options parsed: run */

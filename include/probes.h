@@ -9,6 +9,7 @@
 #ifndef PROBES_H
 #define PROBES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -25,11 +26,16 @@ struct probes {
 	size_t nlinks, cap;
 	unsigned nlayouts;
 	int last_layout;
+	struct bpf_link *exec_link;
 };
 
-/* Opens and loads the BPF object with a ring buffer of `ringbuf_bytes`. */
-int probes_load(struct probes *p, uint64_t ringbuf_bytes, char *err,
-		size_t errlen);
+/*
+ * Opens and loads the BPF object with a ring buffer of `ringbuf_bytes`;
+ * `watch_exec` also loads and attaches the exec tracepoint; when the
+ * kernel refuses it, that is an error only if `exec_required`.
+ */
+int probes_load(struct probes *p, uint64_t ringbuf_bytes, bool watch_exec,
+		bool exec_required, char *err, size_t errlen);
 
 /*
  * Attaches every site of `plan` in `binary_path` (for one process `pid`, or

@@ -23,6 +23,7 @@ enum taf_rec_kind {
 	TAF_REC_SPAN_FREE = 4,    /* mheap span freed (heap or manual) */
 	TAF_REC_STACK_ALLOC = 5,  /* goroutine stack allocated */
 	TAF_REC_STACK_FREE = 6,   /* goroutine stack freed */
+	TAF_REC_EXEC = 7,         /* a process exec'd (--all): header only */
 	TAF_REC_KIND_MAX,
 };
 

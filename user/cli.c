@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #define DEFAULT_GEN_PERIOD_NS 1000000000ull
 #define DEFAULT_ROTATE_SIZE (256ull << 20)
 #define DEFAULT_RINGBUF_MB 64
+#define DEFAULT_MAX_PROCESSES 64
 
 int parse_duration_ns(const char *s, uint64_t *ns)
 {
@@ -86,6 +88,8 @@ void cli_print_help(void)
 "\n"
 "SYNOPSIS\n"
 "    traceaf-bpf -p PID [OPTIONS]\n"
+"    traceaf-bpf --all [--include PAT]... [--exclude PAT]... [OPTIONS]\n"
+"    traceaf-bpf [OPTIONS] -- CMD [ARGS...]\n"
 "    traceaf-bpf --help | --version\n"
 "\n"
 "DESCRIPTION\n"
@@ -101,9 +105,27 @@ void cli_print_help(void)
 "    closes every file and exits 0.  The tracer also stops when the target\n"
 "    exits or --duration elapses.\n"
 "\n"
+"    With --all, every Go process on the host is traced, including those\n"
+"    started later (seen at exec); probes are attached once per distinct\n"
+"    executable.  Each process gets its own files, finalized when it\n"
+"    exits.\n"
+"\n"
+"    With -- CMD, the program is started with the probes already in place,\n"
+"    so its first allocation is recorded; traceaf-bpf exits with the\n"
+"    program's exit status.  SIGINT and SIGTERM are passed on to it.\n"
+"\n"
 "OPTIONS\n"
 "    -p, --pid PID\n"
 "        Process to trace.\n"
+"    -a, --all\n"
+"        Every Go process, now and later.\n"
+"    --include PAT, --exclude PAT\n"
+"        With --all: trace only processes matching an --include (if any)\n"
+"        and no --exclude.  PAT is a command name, a glob on the\n"
+"        executable's path, or a PID.  Repeatable.\n"
+"    --max-processes N\n"
+"        With --all: trace at most N processes at once (default 64);\n"
+"        more are reported and skipped.\n"
 "    -o, --output DIR\n"
 "        Directory for trace files (created if missing).  Default\n"
 "        ./traceaf-out.  Files are named COMM-PID-TIME-SEQ.trace and sort\n"
@@ -136,7 +158,8 @@ void cli_print_help(void)
 "\n"
 "EXIT STATUS\n"
 "    0 after a clean stop; 1 on error (no such process, not a Go program,\n"
-"    unsupported Go version or kernel, not root); 2 on bad usage.\n"
+"    unsupported Go version or kernel, not root); 2 on bad usage.  With\n"
+"    -- CMD: the program's own exit status (128+N if killed by signal N).\n"
 "\n"
 "OVERHEAD\n"
 "    Each allocation in the target hits uprobes: a few hundred ns when\n"
@@ -162,12 +185,62 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return 0;
 }
 
-enum { OPT_RINGBUF = 0x100 };
+enum { OPT_RINGBUF = 0x100, OPT_INCLUDE, OPT_EXCLUDE, OPT_MAX_PROCS };
+
+static int push_pattern(const char ***list, size_t *n, const char *p)
+{
+	const char **nl = realloc(*list, (*n + 1) * sizeof(*nl));
+
+	if (!nl)
+		return -ENOMEM;
+	nl[(*n)++] = p;
+	*list = nl;
+	return 0;
+}
+
+void cli_free(struct taf_options *o)
+{
+	free(o->include);
+	free(o->exclude);
+	o->include = o->exclude = NULL;
+	o->ninclude = o->nexclude = 0;
+}
+
+static bool pattern_matches(const char *pat, pid_t pid, const char *comm,
+			    const char *exe)
+{
+	char *end;
+	long v = strtol(pat, &end, 10);
+
+	if (*pat && !*end)
+		return v == (long)pid;
+	if (comm && strcmp(pat, comm) == 0)
+		return true;
+	return exe && fnmatch(pat, exe, 0) == 0;
+}
+
+bool cli_process_selected(const struct taf_options *o, pid_t pid,
+			  const char *comm, const char *exe)
+{
+	size_t i;
+	bool in = o->ninclude == 0;
+
+	for (i = 0; !in && i < o->ninclude; i++)
+		in = pattern_matches(o->include[i], pid, comm, exe);
+	for (i = 0; in && i < o->nexclude; i++)
+		if (pattern_matches(o->exclude[i], pid, comm, exe))
+			in = false;
+	return in;
+}
 
 enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 {
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "include", required_argument, NULL, OPT_INCLUDE },
+		{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+		{ "max-processes", required_argument, NULL, OPT_MAX_PROCS },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "generation-period", required_argument, NULL, 'g' },
@@ -187,11 +260,12 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 	o->gen_period_ns = DEFAULT_GEN_PERIOD_NS;
 	o->rotate_size = DEFAULT_ROTATE_SIZE;
 	o->ringbuf_mb = DEFAULT_RINGBUF_MB;
+	o->max_processes = DEFAULT_MAX_PROCESSES;
 
 	optind = 1;
 	opterr = 0;
 	/* "+" stops at the first non-option so "-- CMD" keeps its own flags. */
-	while ((c = getopt_long(argc, argv, "+p:o:d:g:r:n:vhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:ao:d:g:r:n:vhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_uint(optarg, INT32_MAX, &ul) || ul == 0) {
@@ -199,6 +273,25 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 				return CLI_ERROR;
 			}
 			o->pid = (pid_t)ul;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case OPT_INCLUDE:
+		case OPT_EXCLUDE:
+			if (push_pattern(c == OPT_INCLUDE ? &o->include : &o->exclude,
+					 c == OPT_INCLUDE ? &o->ninclude : &o->nexclude,
+					 optarg)) {
+				fprintf(stderr, "traceaf-bpf: out of memory\n");
+				return CLI_ERROR;
+			}
+			break;
+		case OPT_MAX_PROCS:
+			if (parse_uint(optarg, 100000, &ul) || ul == 0) {
+				fprintf(stderr, "traceaf-bpf: invalid process count '%s'\n", optarg);
+				return CLI_ERROR;
+			}
+			o->max_processes = (unsigned)ul;
 			break;
 		case 'o':
 			if (!*optarg) {
@@ -267,11 +360,15 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		}
 	}
 	if (!o->pid && !o->all && !o->cmd) {
-		fprintf(stderr, "traceaf-bpf: no target: give -p PID; see --help\n");
+		fprintf(stderr, "traceaf-bpf: no target: give -p PID, --all or -- CMD; see --help\n");
 		return CLI_ERROR;
 	}
-	if (o->cmd) {
-		fprintf(stderr, "traceaf-bpf: '-- CMD' is not supported yet; start the program and use -p PID\n");
+	if ((o->pid != 0) + o->all + (o->cmd != NULL) > 1) {
+		fprintf(stderr, "traceaf-bpf: give only one of -p PID, --all and -- CMD\n");
+		return CLI_ERROR;
+	}
+	if ((o->ninclude || o->nexclude) && !o->all) {
+		fprintf(stderr, "traceaf-bpf: --include and --exclude go with --all\n");
 		return CLI_ERROR;
 	}
 	return CLI_RUN;

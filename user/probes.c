@@ -22,8 +22,8 @@ static int silent_print(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-int probes_load(struct probes *p, uint64_t ringbuf_bytes, char *err,
-		size_t errlen)
+int probes_load(struct probes *p, uint64_t ringbuf_bytes, bool watch_exec,
+		bool exec_required, char *err, size_t errlen)
 {
 	int rc;
 
@@ -41,6 +41,7 @@ int probes_load(struct probes *p, uint64_t ringbuf_bytes, char *err,
 		snprintf(err, errlen, "cannot size ring buffer: %s", strerror(-rc));
 		goto fail;
 	}
+	bpf_program__set_autoload(p->skel->progs.on_exec, watch_exec);
 	rc = traceaf_bpf__load(p->skel);
 	if (rc) {
 		if (rc == -EPERM || rc == -EACCES)
@@ -52,6 +53,15 @@ int probes_load(struct probes *p, uint64_t ringbuf_bytes, char *err,
 				 "cannot load BPF programs: %s (kernel without BPF ring buffer or BTF?)",
 				 strerror(-rc));
 		goto fail;
+	}
+	if (watch_exec) {
+		p->exec_link = bpf_program__attach(p->skel->progs.on_exec);
+		if (!p->exec_link && exec_required) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot watch exec: %s (kernel without BTF tracepoints?)",
+				 strerror(errno));
+			goto fail;
+		}
 	}
 	return 0;
 fail:
@@ -191,6 +201,9 @@ void probes_detach(struct probes *p)
 void probes_destroy(struct probes *p)
 {
 	probes_detach(p);
+	if (p->exec_link)
+		bpf_link__destroy(p->exec_link);
+	p->exec_link = NULL;
 	free(p->links);
 	p->links = NULL;
 	p->cap = 0;
