@@ -50,6 +50,7 @@ struct session_counts {
 	uint64_t tiny_merged;                /* tiny allocs sharing a live ID */
 	uint64_t lost_on_write;              /* events in generations not written */
 	uint64_t sweep_read_errors;          /* span bitmaps BPF couldn't read */
+	uint64_t written[TW_EV_COUNT];       /* events written, per trace event */
 };
 
 struct session {
@@ -83,6 +84,8 @@ struct session {
 	int sink_error;
 
 	struct session_counts counts;
+	uint64_t gen_events[TW_EV_COUNT];    /* in the generation being built */
+	uint64_t started_realtime;           /* seconds since the epoch */
 };
 
 /*

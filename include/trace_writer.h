@@ -32,6 +32,10 @@ enum tw_event {
 	TW_EV_GOROUTINE_STACK_FREE = 136,  /* [ts, id] */
 };
 
+/* Number of experimental event types, for per-event counters. */
+#define TW_EV_FIRST TW_EV_SPAN
+#define TW_EV_COUNT 9
+
 /* The info batch: how to turn IDs back into addresses. */
 struct tw_heap_info {
 	uint64_t min_page_heap_addr;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "go_binary.h"
 #include "go_sizeclasses.h"
@@ -74,6 +75,7 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	s->bin = bin;
 	s->load_bias = load_bias;
 	s->go_minor = go_binary_build_info(bin)->minor;
+	s->started_realtime = (uint64_t)time(NULL);
 	u64_map_init(&s->type_index);
 	u64_map_init(&s->tiny_upper);
 
@@ -187,6 +189,17 @@ static uint64_t gen_type_id(struct session *s, const struct type_entry *e)
 				  s->names + e->name_off, e->name_len);
 }
 
+/* Appends one event to the current generation, counting it per kind. */
+static int emit(struct session *s, uint64_t thread, enum tw_event ev,
+		uint64_t ts, uint64_t a, uint64_t b, uint64_t c)
+{
+	int rc = tw_gen_event(s->gen, thread, ev, ts, a, b, c);
+
+	if (rc == 0 && ev >= TW_EV_FIRST && ev < TW_EV_FIRST + TW_EV_COUNT)
+		s->gen_events[ev - TW_EV_FIRST]++;
+	return rc;
+}
+
 /* ---- IDs ------------------------------------------------------------ */
 
 static uint64_t heap_object_id(const struct session *s, uint64_t addr)
@@ -229,7 +242,7 @@ static int exists_span(void *arg, const struct sh_span_info *sp)
 {
 	struct exists_ctx *c = arg;
 
-	c->rc = tw_gen_event(c->s->gen, c->thread, TW_EV_SPAN, c->ts,
+	c->rc = emit(c->s, c->thread, TW_EV_SPAN, c->ts,
 			     span_id(c->s, sp->base), sp->npages, sp->kindclass);
 	c->s->counts.exists_events++;
 	return c->rc;
@@ -241,11 +254,11 @@ static int exists_object(void *arg, uint64_t addr, uint32_t type_ref)
 	struct session *s = c->s;
 	const struct type_entry *e = type_ref ? &s->type_tab[type_ref - 1] : NULL;
 
-	c->rc = tw_gen_event(s->gen, c->thread, TW_EV_HEAP_OBJECT, c->ts,
+	c->rc = emit(s, c->thread, TW_EV_HEAP_OBJECT, c->ts,
 			     heap_object_id(s, addr), gen_type_id(s, e), 0);
 	s->counts.exists_events++;
 	if (c->rc == 0 && u64_map_get(&s->tiny_upper, addr, NULL)) {
-		c->rc = tw_gen_event(s->gen, c->thread, TW_EV_HEAP_OBJECT,
+		c->rc = emit(s, c->thread, TW_EV_HEAP_OBJECT,
 				     c->ts, heap_object_id(s, addr) + 1, 0, 0);
 		s->counts.exists_events++;
 	}
@@ -256,7 +269,7 @@ static int exists_stack(void *arg, uint64_t lo, uint64_t size)
 {
 	struct exists_ctx *c = arg;
 
-	c->rc = tw_gen_event(c->s->gen, c->thread, TW_EV_GOROUTINE_STACK, c->ts,
+	c->rc = emit(c->s, c->thread, TW_EV_GOROUTINE_STACK, c->ts,
 			     stack_id(c->s, lo), stack_order(size), 0);
 	c->s->counts.exists_events++;
 	return c->rc;
@@ -371,7 +384,7 @@ static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r)
 				if (live == 0)
 					shadow_heap_obj_alloc(s->heap, slot,
 							      type_ref_of(s, e));
-				return tw_gen_event(s->gen, r->hdr.tid,
+				return emit(s, r->hdr.tid,
 						    TW_EV_HEAP_OBJECT_ALLOC,
 						    r->hdr.ts,
 						    heap_object_id(s, slot) + 1,
@@ -380,7 +393,7 @@ static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r)
 		}
 	}
 	shadow_heap_obj_alloc(s->heap, slot, type_ref_of(s, e));
-	return tw_gen_event(s->gen, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC,
+	return emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC,
 			    r->hdr.ts, heap_object_id(s, slot),
 			    gen_type_id(s, e), 0);
 }
@@ -409,10 +422,10 @@ static int on_sweep(struct session *s, const struct taf_rec_span_sweep *r)
 		if (marked || !allocated)
 			continue;
 		shadow_heap_obj_free(s->heap, slot);
-		rc = tw_gen_event(s->gen, r->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
+		rc = emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
 				  r->hdr.ts, heap_object_id(s, slot), 0, 0);
 		if (rc == 0 && tiny && u64_map_del(&s->tiny_upper, slot))
-			rc = tw_gen_event(s->gen, r->hdr.tid,
+			rc = emit(s, r->hdr.tid,
 					  TW_EV_HEAP_OBJECT_FREE, r->hdr.ts,
 					  heap_object_id(s, slot) + 1, 0, 0);
 	}
@@ -466,7 +479,7 @@ int session_record(struct session *s, const void *data, size_t len)
 		shadow_heap_span_alloc(s->heap, r->base, r->npages, kc,
 				       r->alloc_type == 0 ?
 				       go_span_elemsize(r->spanclass, r->npages) : 0);
-		return tw_gen_event(s->gen, h->tid, TW_EV_SPAN_ALLOC, h->ts,
+		return emit(s, h->tid, TW_EV_SPAN_ALLOC, h->ts,
 				    span_id(s, r->base), r->npages, kc);
 	}
 	case TAF_REC_SPAN_FREE: {
@@ -476,7 +489,7 @@ int session_record(struct session *s, const void *data, size_t len)
 			return -EINVAL;
 		forget_tiny_span(s, r->addr);
 		shadow_heap_span_free(s->heap, r->addr);
-		return tw_gen_event(s->gen, h->tid, TW_EV_SPAN_FREE, h->ts,
+		return emit(s, h->tid, TW_EV_SPAN_FREE, h->ts,
 				    span_id(s, r->addr), 0, 0);
 	}
 	case TAF_REC_STACK_ALLOC: {
@@ -485,7 +498,7 @@ int session_record(struct session *s, const void *data, size_t len)
 		if (len < sizeof(*r))
 			return -EINVAL;
 		shadow_heap_stack_alloc(s->heap, r->lo, r->hi - r->lo);
-		return tw_gen_event(s->gen, h->tid, TW_EV_GOROUTINE_STACK_ALLOC,
+		return emit(s, h->tid, TW_EV_GOROUTINE_STACK_ALLOC,
 				    h->ts, stack_id(s, r->lo),
 				    stack_order(r->hi - r->lo), 0);
 	}
@@ -495,7 +508,7 @@ int session_record(struct session *s, const void *data, size_t len)
 		if (len < sizeof(*r))
 			return -EINVAL;
 		shadow_heap_stack_free(s->heap, r->addr);
-		return tw_gen_event(s->gen, h->tid, TW_EV_GOROUTINE_STACK_FREE,
+		return emit(s, h->tid, TW_EV_GOROUTINE_STACK_FREE,
 				    h->ts, stack_id(s, r->addr), 0, 0);
 	}
 	default:
@@ -534,10 +547,15 @@ int session_cut(struct session *s)
 		s->sink_error = rc;
 		s->counts.lost_on_write += events;
 	} else {
+		int k;
+
+		for (k = 0; k < TW_EV_COUNT; k++)
+			s->counts.written[k] += s->gen_events[k];
 		s->counts.events += events;
 		s->counts.generations++;
 	}
 next:
+	memset(s->gen_events, 0, sizeof(s->gen_events));
 	tw_gen_free(s->gen);
 	s->gen = NULL;
 	if (new_generation(s) != 0 && rc == 0)

@@ -29,6 +29,7 @@
 #include "probe_plan.h"
 #include "probes.h"
 #include "session.h"
+#include "summary_json.h"
 #include "target.h"
 #include "trace_sink.h"
 #include "u64_map.h"
@@ -421,14 +422,24 @@ static void report_session(const struct session *s)
 		    (unsigned long long)ss.files_written, ss.current_path);
 }
 
-/* Cuts the last generation, reports, and frees the session at index i. */
-static void close_session(struct tracer *t, size_t i)
+/*
+ * Cuts the last generation, reports (stderr and the JSON sidecar), and
+ * frees the session at index i.
+ */
+static void close_session(struct tracer *t, size_t i, const char *reason)
 {
 	struct session *s = t->sess[i];
 	struct trace_sink_stats ss;
+	uint64_t st[TAF_STAT_MAX];
+	int rc;
 
 	session_cut(s);
 	report_session(s);
+	probes_read_stats(&t->probes, st);
+	rc = summary_json_write(t->opt->output_dir, s, st, reason);
+	if (rc)
+		say("PID %d: cannot write the summary file: %s",
+		    (int)s->target.pid, strerror(-rc));
 	trace_sink_get_stats(s->sink, &ss);
 	add_counts(&t->done, &s->counts);
 	t->done_bytes += ss.bytes_written;
@@ -508,7 +519,7 @@ static int on_record(void *ctx, void *data, size_t len)
 
 			for (i = 0; i < t->nsess; i++)
 				if (t->sess[i] == s)
-					close_session(t, i);
+					close_session(t, i, "exec");
 			if (!t->opt->all) {
 				say("PID %d exec'd another program: tracing stops",
 				    (int)h->pid);
@@ -789,7 +800,7 @@ static void check_exits(struct tracer *t)
 		ring_buffer__consume(t->rb);
 		if (t->opt->all || t->opt->verbose)
 			say("PID %d exited", (int)s->target.pid);
-		close_session(t, i);
+		close_session(t, i, "exit");
 		if (!t->opt->all)
 			t->stop = true;
 	}
@@ -893,7 +904,8 @@ out:
 	while (t.nsess) {
 		if (t.sess[t.nsess - 1]->sink_failed)
 			failed = true;
-		close_session(&t, t.nsess - 1);
+		close_session(&t, t.nsess - 1,
+			      stop_signal ? "signal" : "stopped");
 	}
 	if (!failed || t.processes_seen) {
 		print_progress(&t, "done: ");
