@@ -280,8 +280,10 @@ static int find_load_bias(const struct go_binary *bin, const struct target *tg,
 /*
  * Starts tracing process `pid`: identifies its executable, attaches to it
  * if that was not done yet (for `attach_pid`, -1 = every process running
- * it), opens the session, and either reads the live heap (`snapshot`) or
- * starts from an empty one (a process seen at exec).  Fills err and returns
+ * it), opens the session, and either reads the live heap (`snapshot`, and
+ * whenever the executable was not attached yet: the process may have run
+ * unobserved since its exec) or starts from an empty one (a process seen
+ * at exec whose executable was already probed).  Fills err and returns
  * -errno when the process is not one we can trace.
  */
 static int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
@@ -346,6 +348,7 @@ static int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		be->go = true;
 	}
 	if (!be->attached) {
+		snapshot = true;
 		rc = attach_binary(t, be, bin, tg.exe_path, attach_pid, berr,
 				   sizeof(berr));
 		if (rc) {
