@@ -5,6 +5,7 @@
 #   make test    unit + end-to-end tests; last line "N passed, M failed"
 #   make demo    trace the bundled demo program and print a summary
 #   make bench   performance figures (see BENCHMARKS.md)
+#   make compat-table  Go 1.21-1.27 x stripped x PIE matrix into README.md
 
 BUILD    ?= build
 CC       ?= gcc
@@ -33,7 +34,7 @@ LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit e2e workloads demo bench clean
+.PHONY: all deps test unit e2e workloads demo bench clean compat-table
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -79,6 +80,11 @@ demo: deps all
 
 bench: deps all
 	BUILD=$(BUILD) ./scripts/bench.sh
+
+# tests/e2e/test_compat_matrix.sh's table (re-run when older than the
+# tracer) between the compat-matrix markers of README.md.
+compat-table: all workloads
+	BUILD=$(BUILD) ./scripts/compat-table.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -132,4 +132,38 @@ struct go_binary;
 int go_find_receiver_global(const struct go_binary *bin, const char *callee,
 			    uint64_t *addr);
 
+/*
+ * One RIP-relative memory operand: how Go code on amd64 names a global
+ * (MOVQ runtime.allgs+8(SB), CX is mov rcx, [rip+disp]). target is the
+ * operand's link address, the instruction's end plus the displacement.
+ */
+struct go_rip_ref {
+	uint64_t insn;    /* address of the instruction */
+	uint64_t target;  /* link address referred to */
+	bool lea;         /* LEAQ: the address is taken, memory not touched */
+};
+
+/*
+ * Every RIP-relative operand of function `func` (by Go name), in code
+ * order. *refs is malloc'd (free it); *n may be 0. 0, -ENOENT (no such
+ * function), -EILSEQ (undecodable), -ENOMEM.
+ */
+int go_func_rip_refs(const struct go_binary *bin, const char *func,
+		     struct go_rip_ref **refs, size_t *n);
+
+/*
+ * Link address of the slice-typed global that `func` appends to: the one
+ * address A whose three header words (array A, len A+8, cap A+16) the
+ * function all reads or writes RIP-relative, as `s = append(s, x)` on a
+ * package-level s compiles. This is how a stripped binary shows where
+ * runtime.allgs is (runtime.allgadd, runtime/proc.go). 0, -ENOENT (no such
+ * function, or no or several candidates).
+ */
+int go_find_appended_slice_global(const struct go_binary *bin,
+				  const char *func, uint64_t *addr);
+
+/* Whether `func` reads or writes (not LEAQ) the word at link address addr. */
+bool go_func_accesses(const struct go_binary *bin, const char *func,
+		      uint64_t addr);
+
 #endif /* DISASM_H */

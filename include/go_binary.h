@@ -30,13 +30,28 @@ struct go_binary;
 struct Elf; /* libelf's Elf */
 
 /*
- * Opens and checks `path`. Fails, with a one-line reason in err, for: not
- * ELF, not 64-bit x86-64, not an executable or shared object, no Go build
- * info and no pclntab (not Go), built by gccgo. Returns 0 or -errno.
+ * Opens and checks `path`. Fails, with a one-line reason in err that
+ * starts with the path, for: not ELF, not 64-bit x86-64 (names the
+ * architecture), not an executable or shared object, no Go build info and
+ * no pclntab (not Go), built by gccgo, a pclntab that is missing or
+ * damaged in a Go binary (its functions cannot be found). Returns 0 or
+ * -errno.
  */
 int go_binary_open(const char *path, struct go_binary **out, char *err,
 		   size_t errlen);
 void go_binary_close(struct go_binary *bin);
+
+/* The oldest Go whose runtime the tracer knows (probes, layout table). */
+#define GO_MIN_SUPPORTED_MINOR 21
+
+/*
+ * Refuses what go_binary_open accepts but the tracer cannot trace: a Go
+ * older than 1.GO_MIN_SUPPORTED_MINOR, or no Go version at all. Returns 0,
+ * or -ENOTSUP with one line in err ("built with go1.20.14; Go 1.21 or
+ * newer is required"), which does not name the file.
+ */
+int go_binary_check_version(const struct go_binary *bin, char *err,
+			    size_t errlen);
 
 const char *go_binary_path(const struct go_binary *bin);
 

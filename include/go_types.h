@@ -37,6 +37,7 @@ typedef int (*go_mem_read_fn)(void *ctx, uint64_t addr, void *buf,
 struct go_type_reader {
 	go_mem_read_fn read;
 	void *ctx;
+	const struct go_binary *bin; /* the file, when `read` fails */
 	uint64_t bias;        /* runtime = link + bias */
 	uint64_t types;       /* runtime address of moduledata.types */
 	uint64_t etypes;      /* runtime address of moduledata.etypes */
@@ -58,7 +59,9 @@ struct go_type_desc {
  * abi.Type and moduledata offsets from go_layout_resolve (DWARF or table),
  * and reads types/etypes from the file (the linker wrote them there; the
  * bias is added). Returns 0, -ENOENT (no moduledata or no layout for this
- * Go version), or a read error.
+ * Go version), or a read error. bin must outlive the reader: [types,
+ * etypes) is read-only data the file holds too, so a descriptor `read`
+ * cannot reach (the process has exited) is read from the file instead.
  */
 int go_types_init(struct go_type_reader *r, const struct go_binary *bin,
 		  uint64_t load_bias, go_mem_read_fn read, void *ctx);

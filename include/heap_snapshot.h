@@ -37,11 +37,13 @@ struct heap_snapshot_stats {
 };
 
 /*
- * Reads the snapshot.  Needs runtime.mheap_ (symbol table, DWARF or the
- * code that uses it) and the layout of mspan and g; goroutine stacks also
- * need runtime.allgs.  Returns 0; or -ENOENT (with `err` filled) when the
- * binary does not say where they are: when only allgs is missing, spans
- * and objects were still delivered.
+ * Reads the snapshot.  Needs the address of runtime.mheap_ (DWARF, symbol
+ * table, or in a stripped binary the code that uses it: go_dwarf_var_addr)
+ * and the layout of mheap, mspan and g (go_layout_resolve: DWARF, or the
+ * per-version table); goroutine stacks also need runtime.allgs, found the
+ * same way.  Returns 0; or -ENOENT (with `err` filled) when the binary does
+ * not say where they are: when only allgs is missing, spans and objects
+ * were still delivered.
  */
 int heap_snapshot_read(const struct target *t, const struct go_binary *bin,
 		       uint64_t load_bias, const struct heap_snapshot_cb *cb,

@@ -8,7 +8,9 @@
  *
  * Every field of GO_LAYOUT_FIELDS must be described by every binary's
  * DWARF, else the program fails: a table with holes would silently send
- * the tracer to offset -1 on stripped binaries.
+ * the tracer to offset -1 on stripped binaries. The one exception is a
+ * field with a `since` (go_layout.h) in a version before it: there DWARF
+ * must not describe it, and the entry says GO_FIELD_ABSENT.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,11 +65,21 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (f = 0; f < go_layout_nfields; f++) {
-			if (go_layout_field(&e[n].l, f)->off < 0) {
+			const struct go_layout_field_desc *d = &go_layout_fields[f];
+			const struct go_field *g = go_layout_field(&e[n].l, f);
+
+			if (g->off == GO_FIELD_UNKNOWN) {
 				fprintf(stderr,
 					"gen_layout_table: %s: DWARF has no %s.%s\n",
-					argv[i], go_layout_fields[f].type,
-					go_layout_fields[f].path);
+					argv[i], d->type, d->path);
+				return 1;
+			}
+			if (go_field_present(g) && e[n].l.minor < d->since) {
+				fprintf(stderr,
+					"gen_layout_table: %s: go1.%d has %s.%s, "
+					"but go_layout.h says it came in go1.%d\n",
+					argv[i], e[n].l.minor, d->type, d->path,
+					d->since);
 				return 1;
 			}
 		}
@@ -96,7 +108,8 @@ int main(int argc, char **argv)
 	       " * Offsets and sizes {off, size} of the runtime fields in\n"
 	       " * GO_LAYOUT_FIELDS (go_layout.h), read from the DWARF of a\n"
 	       " * linux/amd64 binary built by each toolchain with default\n"
-	       " * settings (no GOEXPERIMENT). Sources:\n");
+	       " * settings (no GOEXPERIMENT). GO_FIELD_ABSENT: that\n"
+	       " * version's runtime has no such field. Sources:\n");
 	for (i = 0; i < n; i++)
 		printf(" *   %-28s %s\n", e[i].source, e[i].version);
 	printf(" * A binary built with an experiment that changes one of these\n"
@@ -112,8 +125,12 @@ int main(int argc, char **argv)
 		for (f = 0; f < go_layout_nfields; f++) {
 			const struct go_field *g = go_layout_field(&e[i].l, f);
 
-			printf("\t\t.%s = { %d, %d },\n", go_layout_fields[f].name,
-			       g->off, g->size);
+			if (g->off == GO_FIELD_ABSENT)
+				printf("\t\t.%s = { GO_FIELD_ABSENT, 0 },\n",
+				       go_layout_fields[f].name);
+			else
+				printf("\t\t.%s = { %d, %d },\n",
+				       go_layout_fields[f].name, g->off, g->size);
 		}
 		printf("\t},\n");
 	}

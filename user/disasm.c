@@ -648,3 +648,132 @@ int go_find_receiver_global(const struct go_binary *bin, const char *callee,
 	*addr = rs.found;
 	return 0;
 }
+
+/* --- globals seen through RIP-relative operands -------------------------- */
+
+int go_func_rip_refs(const struct go_binary *bin, const char *func,
+		     struct go_rip_ref **refs, size_t *n)
+{
+	uint64_t entry, size, addr;
+	const uint8_t *code, *p;
+	struct go_rip_ref *out = NULL;
+	size_t left, cap = 0, k = 0;
+	cs_insn *ci = NULL;
+	csh cs;
+	int rc = 0;
+
+	*refs = NULL;
+	*n = 0;
+	if (go_binary_find_func(bin, func, &entry, &size))
+		return -ENOENT;
+	code = go_binary_bytes(bin, entry, size);
+	if (!code)
+		return -ENOENT;
+	/* Operand details are needed here only, so only here are they on. */
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return -ENOMEM;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	ci = cs_malloc(cs);
+	if (!ci) {
+		rc = -ENOMEM;
+		goto done;
+	}
+	p = code;
+	left = size;
+	addr = entry;
+	while (left > 0) {
+		const cs_x86 *x;
+		uint8_t i;
+
+		if (!cs_disasm_iter(cs, &p, &left, &addr, ci)) {
+			/* Trailing INT3 padding decodes; anything else is bad. */
+			rc = -EILSEQ;
+			goto done;
+		}
+		x = &ci->detail->x86;
+		for (i = 0; i < x->op_count; i++) {
+			const cs_x86_op *op = &x->operands[i];
+
+			if (op->type != X86_OP_MEM || op->mem.base != X86_REG_RIP ||
+			    op->mem.index != X86_REG_INVALID)
+				continue;
+			if (k == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				struct go_rip_ref *nr = realloc(out, nc * sizeof(*nr));
+
+				if (!nr) {
+					rc = -ENOMEM;
+					goto done;
+				}
+				out = nr;
+				cap = nc;
+			}
+			out[k].insn = ci->address;
+			out[k].target = ci->address + ci->size + op->mem.disp;
+			out[k].lea = ci->id == X86_INS_LEA;
+			k++;
+		}
+	}
+done:
+	if (ci)
+		cs_free(ci, 1);
+	cs_close(&cs);
+	if (rc) {
+		free(out);
+		return rc;
+	}
+	*refs = out;
+	*n = k;
+	return 0;
+}
+
+static bool accessed(const struct go_rip_ref *r, size_t n, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!r[i].lea && r[i].target == addr)
+			return true;
+	return false;
+}
+
+int go_find_appended_slice_global(const struct go_binary *bin,
+				  const char *func, uint64_t *addr)
+{
+	struct go_rip_ref *r;
+	size_t n, i;
+	uint64_t found = 0;
+	int candidates = 0;
+
+	if (go_func_rip_refs(bin, func, &r, &n))
+		return -ENOENT;
+	for (i = 0; i < n; i++) {
+		uint64_t a = r[i].target;
+
+		if (r[i].lea || !accessed(r, n, a + 8) || !accessed(r, n, a + 16))
+			continue;
+		if (!candidates)
+			found = a;
+		if (!candidates || a != found)
+			candidates++;
+	}
+	free(r);
+	if (candidates != 1)
+		return -ENOENT;
+	*addr = found;
+	return 0;
+}
+
+bool go_func_accesses(const struct go_binary *bin, const char *func,
+		      uint64_t addr)
+{
+	struct go_rip_ref *r;
+	size_t n;
+	bool yes;
+
+	if (go_func_rip_refs(bin, func, &r, &n))
+		return false;
+	yes = accessed(r, n, addr);
+	free(r);
+	return yes;
+}

@@ -449,6 +449,7 @@ static int load_pclntab(struct go_binary *bin, char *err, size_t errlen)
 	const struct section *text;
 	const uint8_t *p;
 	uint64_t addr, len, md_text;
+	struct go_func f;
 	int rc;
 
 	if (locate_pclntab(bin, &addr, &len))
@@ -461,9 +462,17 @@ static int load_pclntab(struct go_binary *bin, char *err, size_t errlen)
 	if (!go_pclntab_check_header(p, len)) {
 		uint32_t magic = p[0] | p[1] << 8 | p[2] << 16 |
 				 (uint32_t)p[3] << 24;
+
+		/* A version that writes a table we read: the table is bad. */
+		if (go_build_info_at_least(&bin->bi, 1, 16))
+			return fail(err, errlen, -ENOEXEC,
+				    "%s: the function table (pclntab) of this "
+				    "%s binary is damaged (magic %#x): its "
+				    "runtime functions cannot be found",
+				    bin->path, bin->bi.version, magic);
 		return fail(err, errlen, -ENOTSUP,
-			    "%s: pclntab magic %#x: Go 1.15 or older, or not "
-			    "amd64; not supported", bin->path, magic);
+			    "%s: pclntab magic %#x: Go 1.15 or older; not "
+			    "supported", bin->path, magic);
 	}
 
 	sym = find_sym(bin, "runtime.firstmoduledata");
@@ -492,7 +501,35 @@ static int load_pclntab(struct go_binary *bin, char *err, size_t errlen)
 	if (rc)
 		return fail(err, errlen, rc, "%s: pclntab at %#lx is corrupt",
 			    bin->path, (unsigned long)addr);
+	/*
+	 * Every gc-built program has the allocator, whatever else the
+	 * linker dropped: a table that does not name it has had its names
+	 * rewritten (obfuscated) or damaged, and nothing can be probed.
+	 */
+	if (go_pclntab_find(&bin->pcln, "runtime.mallocgc", &f))
+		return fail(err, errlen, -ENOEXEC,
+			    "%s: the function table (pclntab) of this %s "
+			    "binary names no runtime.mallocgc: its runtime "
+			    "functions cannot be found", bin->path,
+			    bin->bi.version[0] ? bin->bi.version : "Go");
 	return 0;
+}
+
+/* For messages: the GOARCH-like name of an ELF machine, or NULL. */
+static const char *machine_name(unsigned m)
+{
+	switch (m) {
+	case EM_386: return "i386";
+	case EM_X86_64: return "x86-64";
+	case EM_ARM: return "arm";
+	case EM_AARCH64: return "aarch64";
+	case EM_PPC64: return "ppc64";
+	case EM_S390: return "s390x";
+	case EM_MIPS: return "mips";
+	case EM_RISCV: return "riscv64";
+	case 258: return "loong64"; /* EM_LOONGARCH */
+	}
+	return NULL;
 }
 
 /* gccgo links against libgo and keeps no pclntab. */
@@ -560,14 +597,15 @@ int go_binary_open(const char *path, struct go_binary **out, char *err,
 		goto out_close;
 	}
 	if (gelf_getclass(bin->elf) != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64) {
+		const char *arch = machine_name(eh.e_machine);
+
 		rc = fail(err, errlen, -ENOEXEC,
-			  "%s: not a 64-bit little-endian ELF", path);
-		goto out_close;
-	}
-	if (eh.e_machine != EM_X86_64) {
-		rc = fail(err, errlen, -ENOEXEC,
-			  "%s: ELF machine %u, not x86-64", path, eh.e_machine);
+			  "%s: built for %s (%d-bit ELF, machine %u), not "
+			  "x86-64; only amd64 programs can be traced", path,
+			  arch ? arch : "another architecture",
+			  gelf_getclass(bin->elf) == ELFCLASS64 ? 64 : 32,
+			  eh.e_machine);
 		goto out_close;
 	}
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
@@ -607,8 +645,9 @@ int go_binary_open(const char *path, struct go_binary **out, char *err,
 	}
 	if (pc_rc == -ENOENT) {
 		rc = fail(err, errlen, -ENOEXEC,
-			  "%s: %s binary without a pclntab", path,
-			  bin->bi.version);
+			  "%s: %s binary without a function table (pclntab; "
+			  "packed?): its runtime functions cannot be found",
+			  path, bin->bi.version);
 		goto out_close;
 	}
 	if (pc_rc) {
@@ -621,6 +660,23 @@ int go_binary_open(const char *path, struct go_binary **out, char *err,
 out_close:
 	go_binary_close(bin);
 	return rc;
+}
+
+int go_binary_check_version(const struct go_binary *bin, char *err,
+			    size_t errlen)
+{
+	const struct go_build_info *bi = &bin->bi;
+
+	if (bi->major == 0)
+		return fail(err, errlen, -ENOTSUP,
+			    "no Go version in the binary (build info missing "
+			    "or damaged); Go 1.%d or newer is required",
+			    GO_MIN_SUPPORTED_MINOR);
+	if (!go_build_info_at_least(bi, 1, GO_MIN_SUPPORTED_MINOR))
+		return fail(err, errlen, -ENOTSUP,
+			    "built with %s; Go 1.%d or newer is required",
+			    bi->version, GO_MIN_SUPPORTED_MINOR);
+	return 0;
 }
 
 void go_binary_close(struct go_binary *bin)

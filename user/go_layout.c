@@ -12,8 +12,8 @@
 #include "go_layout.h"
 
 const struct go_layout_field_desc go_layout_fields[] = {
-#define GO_LAYOUT_DESC(name, type, path) \
-	{ #name, type, path, offsetof(struct go_layout, name) },
+#define GO_LAYOUT_DESC(name, type, path, since) \
+	{ #name, type, path, since, offsetof(struct go_layout, name) },
 	GO_LAYOUT_FIELDS(GO_LAYOUT_DESC)
 #undef GO_LAYOUT_DESC
 };
@@ -55,7 +55,8 @@ int go_layout_from_dwarf(const struct go_binary *bin, struct go_layout *out)
 		if (rc == -ENODATA || rc == -ENOMEM)
 			return rc;
 		if (rc) {
-			f->off = -1;
+			f->off = bi->major == 1 && bi->minor < d->since ?
+				 GO_FIELD_ABSENT : GO_FIELD_UNKNOWN;
 			f->size = 0;
 			continue;
 		}
@@ -88,13 +89,14 @@ int go_layout_resolve(const struct go_binary *bin, struct go_layout *out,
 		struct go_field *f = field_rw(out, i);
 		const struct go_field *t = table ? go_layout_field(table, i) : NULL;
 
-		if (f->off < 0) {
+		if (f->off == GO_FIELD_UNKNOWN) {
 			/* DWARF is silent on it: the table may still know. */
-			if (!t || t->off < 0)
+			if (!t || !go_field_present(t))
 				return -ENOENT;
 			*f = *t;
 			continue;
 		}
+		/* Present in one and absent in the other is a difference too. */
 		if (t && (t->off != f->off || t->size != f->size)) {
 			diffs++;
 			if (report)

@@ -25,6 +25,22 @@ static uint64_t load_le(const uint8_t *p, int n)
 	return v;
 }
 
+/*
+ * Reads type data from the process, else from the file: the types section
+ * is read-only and file-backed, the same bytes in both, and a process that
+ * exited while its last records were being read no longer has it.
+ */
+static int read_mem(const struct go_type_reader *r, uint64_t addr, void *buf,
+		    size_t len)
+{
+	int rc = r->read(r->ctx, addr, buf, len);
+
+	if (rc && r->bin && addr >= r->types && len <= r->etypes - addr &&
+	    go_binary_read(r->bin, addr - r->bias, buf, len) == 0)
+		return 0;
+	return rc;
+}
+
 /* Reads a field of `f.size` (1..8) bytes at base + f.off. */
 static int read_field(const struct go_type_reader *r, uint64_t base,
 		      struct go_field f, uint64_t *val)
@@ -34,7 +50,7 @@ static int read_field(const struct go_type_reader *r, uint64_t base,
 
 	if (f.off < 0 || f.size < 1 || f.size > 8)
 		return -EINVAL;
-	rc = r->read(r->ctx, base + f.off, b, f.size);
+	rc = read_mem(r, base + f.off, b, f.size);
 	if (rc)
 		return rc;
 	*val = load_le(b, f.size);
@@ -68,6 +84,7 @@ int go_types_init(struct go_type_reader *r, const struct go_binary *bin,
 		return -ENOENT;
 	r->read = read;
 	r->ctx = ctx;
+	r->bin = bin;
 	r->bias = load_bias;
 	r->types = types + load_bias;
 	r->etypes = etypes + load_bias;
@@ -131,7 +148,7 @@ int go_type_describe(const struct go_type_reader *r, uint64_t type_addr,
 
 	/* Flag byte and the uvarint length; never read past etypes. */
 	room = r->etypes - name_at;
-	rc = r->read(r->ctx, name_at, hdr, room < sizeof(hdr) ? room : sizeof(hdr));
+	rc = read_mem(r, name_at, hdr, room < sizeof(hdr) ? room : sizeof(hdr));
 	if (rc)
 		return rc;
 	for (i = 1; i < sizeof(hdr) && i < room; i++) {
@@ -147,7 +164,7 @@ int go_type_describe(const struct go_type_reader *r, uint64_t type_addr,
 		out->truncated = true;
 		len = sizeof(out->name) - 1;
 	}
-	rc = r->read(r->ctx, name_at + n, out->name, len);
+	rc = read_mem(r, name_at + n, out->name, len);
 	if (rc)
 		return rc;
 	out->name[len] = '\0';

@@ -30,12 +30,10 @@
 struct snap_layout {
 	uint64_t mheap;            /* runtime address of runtime.mheap_ */
 	uint64_t allgs;            /* runtime address of runtime.allgs */
-	uint64_t allspans_off;     /* mheap.allspans */
-	uint64_t large_type_off;   /* mspan.largeType, 0 when absent */
-	bool has_large_type;
+	bool has_large_type;       /* mspan.largeType (Go 1.22+) readable */
 	bool headers;              /* Go 1.22+: malloc headers */
 	size_t mspan_read;         /* bytes of an mspan that hold our fields */
-	struct go_layout l;
+	struct go_layout l;        /* DWARF, or the table when stripped */
 };
 
 static int field_ok(const struct go_field *f)
@@ -62,30 +60,34 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 		snprintf(err, errlen, "no runtime layout for %s", bi->version);
 		return -ENOENT;
 	}
+	/* Both come from the code when the binary has no symbols. */
 	if (go_dwarf_var_addr(bin, "runtime.mheap_", &addr) != 0) {
-		snprintf(err, errlen, "runtime.mheap_ not found (stripped binary)");
+		snprintf(err, errlen, "runtime.mheap_ not found in the binary");
 		return -ENOENT;
 	}
 	sl->mheap = addr + bias;
-	/* Without it (stripped binaries) the snapshot has no stacks. */
+	/* Without it the snapshot still has spans and objects. */
 	if (go_dwarf_var_addr(bin, "runtime.allgs", &addr) == 0)
 		sl->allgs = addr + bias;
-	if (go_dwarf_member_offset(bin, "runtime.mheap", "allspans",
-				   &sl->allspans_off) != 0) {
-		snprintf(err, errlen, "offset of mheap.allspans unknown");
+	sl->headers = bi->major == 1 && bi->minor >= 22;
+	/*
+	 * largeType types the large objects of Go 1.22+; the 1.21 runtime
+	 * has no such field (GO_FIELD_ABSENT) and no types to report.
+	 */
+	sl->has_large_type = go_field_present(&sl->l.mspan_large_type) &&
+			     field_ok(&sl->l.mspan_large_type);
+	if (sl->headers && !sl->has_large_type) {
+		snprintf(err, errlen, "offset of mspan.largeType unknown for %s",
+			 bi->version);
 		return -ENOENT;
 	}
-	sl->has_large_type = go_dwarf_member_offset(bin, "runtime.mspan",
-						    "largeType",
-						    &sl->large_type_off) == 0 &&
-			     sl->large_type_off + 8 <= MSPAN_READ_MAX;
-	sl->headers = bi->major == 1 && bi->minor >= 22;
-	if (!field_ok(&sl->l.mspan_start_addr) || !field_ok(&sl->l.mspan_npages) ||
+	if (!go_field_present(&sl->l.mheap_allspans) ||
+	    !field_ok(&sl->l.mspan_start_addr) || !field_ok(&sl->l.mspan_npages) ||
 	    !field_ok(&sl->l.mspan_nelems) || !field_ok(&sl->l.mspan_freeindex) ||
 	    !field_ok(&sl->l.mspan_elemsize) || !field_ok(&sl->l.mspan_alloc_bits) ||
 	    !field_ok(&sl->l.mspan_spanclass) || !field_ok(&sl->l.mspan_state) ||
-	    sl->l.g_stack.off < 0) {
-		snprintf(err, errlen, "runtime layout of mspan/g incomplete");
+	    !go_field_present(&sl->l.g_stack)) {
+		snprintf(err, errlen, "runtime layout of mheap/mspan/g incomplete");
 		return -ENOENT;
 	}
 	/* Read no further than our fields: the next page may be unmapped. */
@@ -98,7 +100,10 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 		};
 		size_t k;
 
-		sl->mspan_read = sl->has_large_type ? sl->large_type_off + 8 : 0;
+		sl->mspan_read = 0;
+		if (sl->has_large_type)
+			sl->mspan_read = (size_t)(sl->l.mspan_large_type.off +
+						  sl->l.mspan_large_type.size);
 		for (k = 0; k < sizeof(fs) / sizeof(fs[0]); k++)
 			if ((size_t)(fs[k]->off + fs[k]->size) > sl->mspan_read)
 				sl->mspan_read = (size_t)(fs[k]->off + fs[k]->size);
@@ -143,7 +148,7 @@ static int span_objects(const struct target *t, const struct snap_layout *sl,
 		if (mem)
 			st->bytes_read += npages * GO_PAGE_SIZE;
 	} else if (typed && sl->has_large_type) {
-		memcpy(&large_type, ms + sl->large_type_off, 8);
+		large_type = get_uint(ms, &sl->l.mspan_large_type);
 	}
 	for (i = 0; i < nelems && rc == 0; i++) {
 		uint64_t slot = base + i * elemsize, type = 0;
@@ -171,7 +176,8 @@ static int read_spans(const struct target *t, const struct snap_layout *sl,
 	uint8_t ms[MSPAN_READ_MAX];
 	int rc = 0;
 
-	if (target_read(t, sl->mheap + sl->allspans_off, slice, sizeof(slice)))
+	if (target_read(t, sl->mheap + (uint64_t)sl->l.mheap_allspans.off, slice,
+			sizeof(slice)))
 		return -EIO;
 	if (slice[1] > (1ull << 28))
 		return -EIO;
@@ -265,7 +271,7 @@ int heap_snapshot_read(const struct target *t, const struct go_binary *bin,
 		return rc;
 	}
 	if (!sl.allgs) {
-		snprintf(err, errlen, "runtime.allgs not found (stripped binary): no goroutine stacks in the snapshot");
+		snprintf(err, errlen, "runtime.allgs not found in the binary: no goroutine stacks in the snapshot");
 		return -ENOENT;
 	}
 	return 0;

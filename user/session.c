@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "go_binary.h"
+#include "go_layout.h"
 #include "go_sizeclasses.h"
 #include "go_types.h"
 #include "shadow_heap.h"
@@ -35,20 +36,26 @@
 
 /*
  * The runtime's trace.minPageHeapAddr is mheap_.pages.inUse.ranges[0].base
- * (runtime/trace.go, traceAdvance).  Read it from the target; without DWARF
- * fall back to the lowest anonymous mapping in the heap's usual range.
+ * (runtime/trace.go, traceAdvance).  Read it from the target (offsets from
+ * DWARF or, stripped, the per-version table; mheap_ from DWARF, symbols or
+ * the code); failing that, fall back to the lowest anonymous mapping in
+ * the heap's usual range.
  */
 static int read_min_page_heap_addr(struct session *s, uint64_t *out)
 {
-	uint64_t mheap, off, ranges[2], base;
+	uint64_t mheap, ranges[2], base;
+	struct go_layout l;
 
 	if (go_dwarf_var_addr(s->bin, "runtime.mheap_", &mheap) == 0 &&
-	    go_dwarf_member_offset(s->bin, "runtime.mheap", "pages.inUse.ranges",
-				   &off) == 0 &&
-	    target_read(&s->target, mheap + s->load_bias + off, ranges,
+	    go_layout_resolve(s->bin, &l, NULL, NULL) >= 0 &&
+	    go_field_present(&l.mheap_pages_inuse_ranges) &&
+	    go_field_present(&l.addr_range_base) &&
+	    target_read(&s->target, mheap + s->load_bias +
+			(uint64_t)l.mheap_pages_inuse_ranges.off, ranges,
 			sizeof(ranges)) == 0 &&
 	    ranges[1] > 0 &&
-	    target_read(&s->target, ranges[0], &base, sizeof(base)) == 0 &&
+	    target_read(&s->target, ranges[0] + (uint64_t)l.addr_range_base.off,
+			&base, sizeof(base)) == 0 &&
 	    base != 0) {
 		*out = base;
 		return 0;

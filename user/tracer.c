@@ -34,8 +34,7 @@
 #include "trace_sink.h"
 #include "u64_map.h"
 
-/* Oldest Go whose runtime we know; newer ones are tried with a warning. */
-#define GO_MIN_MINOR 21
+/* Newest Go whose runtime we know; newer ones are tried with a warning. */
 #define GO_MAX_KNOWN_MINOR 27
 
 /* An executable the probes are attached to (or that was refused). */
@@ -130,15 +129,7 @@ static struct bin_entry *bin_add(struct tracer *t, uint64_t dev, uint64_t ino)
 /* Refuses Go versions we don't support; one line in err. */
 static int check_version(const struct go_binary *bin, char *err, size_t errlen)
 {
-	const struct go_build_info *bi = go_binary_build_info(bin);
-
-	if (bi->major != 1 || bi->minor < GO_MIN_MINOR) {
-		snprintf(err, errlen, "built with %s; Go 1.%d or newer is required",
-			 bi->version[0] ? bi->version : "an unknown Go version",
-			 GO_MIN_MINOR);
-		return -ENOTSUP;
-	}
-	return 0;
+	return go_binary_check_version(bin, err, errlen);
 }
 
 /*

@@ -20,6 +20,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gelf.h>
+#include <libelf.h>
+
+#include "disasm.h"
 #include "go_binary.h"
 
 #define FIRST_MINOR 21
@@ -110,7 +114,207 @@ static void test_open_rejects_an_arm64_elf(void **state)
 	bin_path(src, sizeof(src), 23, "");
 	patched_copy(src, dst, 18, em_aarch64, 2);
 	assert_int_equal(go_binary_open(dst, &bin, err, sizeof(err)), -ENOEXEC);
+	assert_non_null(strstr(err, "built for aarch64"));
 	assert_non_null(strstr(err, "not x86-64"));
+	assert_null(strchr(err, '\n'));
+	unlink(dst);
+}
+
+/* --- refusals: one line naming the reason (issue 4 item 4) ----------- */
+
+/* File offset and size of a section of a workload binary. */
+static void section_in_file(const char *path, const char *name, long *off,
+			    size_t *size)
+{
+	struct go_binary *b = NULL;
+	char err[512];
+	uint64_t addr, sz, o;
+
+	if (go_binary_open(path, &b, err, sizeof(err)))
+		fail_msg("%s", err);
+	if (go_binary_section(b, name, &addr, &sz) ||
+	    go_binary_vaddr_to_offset(b, addr, &o))
+		fail_msg("%s: no section %s", path, name);
+	*off = (long)o;
+	*size = sz;
+	go_binary_close(b);
+}
+
+/* File offset of the first `needle` in [off, off+size) of path, or -1. */
+static long find_in_file(const char *path, long off, size_t size,
+			 const void *needle, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = malloc(size);
+	const char *hit;
+	long at = -1;
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	assert_int_equal(fseek(f, off, SEEK_SET), 0);
+	assert_int_equal(fread(buf, 1, size, f), size);
+	hit = memmem(buf, size, needle, n);
+	if (hit)
+		at = off + (hit - buf);
+	free(buf);
+	fclose(f);
+	return at;
+}
+
+/* Builds a C program from source into dst (a mkstemp template). */
+static void build_c(char *dst, const char *source, const char *extra)
+{
+	char srcpath[] = "/tmp/taf-csrc-XXXXXX.c", cmd[1024];
+	int fd = mkstemps(srcpath, 2), out = mkstemp(dst);
+
+	assert_true(fd >= 0 && out >= 0);
+	close(out);
+	assert_int_equal(write(fd, source, strlen(source)), (ssize_t)strlen(source));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cc -o %s %s %s 2>&1", dst, srcpath,
+		 extra ? extra : "");
+	if (system(cmd) != 0)
+		fail_msg("cannot build a C program: %s", cmd);
+	unlink(srcpath);
+}
+
+static const char tiny_c[] =
+	"#include <unistd.h>\nint main(void) { pause(); return 0; }\n";
+
+static void test_open_refuses_a_c_program(void **state)
+{
+	char prog[] = "/tmp/taf-cprog-XXXXXX", err[256];
+	struct go_binary *bin;
+
+	build_c(prog, tiny_c, NULL);
+	assert_int_equal(go_binary_open(prog, &bin, err, sizeof(err)), -ENOEXEC);
+	assert_non_null(strstr(err, "not a Go binary"));
+	assert_non_null(strstr(err, prog));
+	unlink(prog);
+}
+
+/*
+ * gccgo's programs need libgo.so (DT_NEEDED) and carry .go_export: a
+ * program linked against a stand-in libgo shows the first, a section
+ * added with objcopy the second.
+ */
+static void test_open_refuses_gccgo_by_its_libgo(void **state)
+{
+	char dir[] = "/tmp/taf-gccgo-XXXXXX", lib[600], cmd[2048], err[512];
+	char prog[] = "/tmp/taf-gccgo-prog-XXXXXX", extra[1024];
+	struct go_binary *bin;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(lib, sizeof(lib), "%s/libgo.so.23", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "echo 'int __go_stand_in;' | cc -x c -shared -fPIC "
+		 "-Wl,-soname,libgo.so.23 -o %s - 2>&1", lib);
+	assert_int_equal(system(cmd), 0);
+	snprintf(extra, sizeof(extra), "-Wl,--no-as-needed %s", lib);
+	build_c(prog, tiny_c, extra);
+	assert_int_equal(go_binary_open(prog, &bin, err, sizeof(err)), -ENOTSUP);
+	assert_non_null(strstr(err, "built by gccgo"));
+	unlink(prog);
+	unlink(lib);
+	rmdir(dir);
+}
+
+static void test_open_refuses_gccgo_by_its_go_export_section(void **state)
+{
+	char prog[] = "/tmp/taf-gccgo-exp-XXXXXX", cmd[1024], err[512];
+	struct go_binary *bin;
+
+	build_c(prog, tiny_c, NULL);
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --add-section .go_export=/dev/null %s 2>&1", prog);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(go_binary_open(prog, &bin, err, sizeof(err)), -ENOTSUP);
+	assert_non_null(strstr(err, "built by gccgo"));
+	unlink(prog);
+}
+
+/*
+ * A Go binary whose function table is damaged (here its magic): no
+ * runtime function can be found, and the message says so rather than
+ * guessing an old Go (the build info says which Go it is).
+ */
+static void test_open_refuses_a_go_binary_with_a_damaged_pclntab(void **state)
+{
+	char src[512], dst[] = "/tmp/taf-pcln-XXXXXX", err[512];
+	const uint8_t zero[4] = { 0 };
+	struct go_binary *bin;
+	size_t size;
+	long off;
+
+	bin_path(src, sizeof(src), 23, "-stripped");
+	section_in_file(src, ".gopclntab", &off, &size);
+	patched_copy(src, dst, off, zero, sizeof(zero));
+	assert_int_equal(go_binary_open(dst, &bin, err, sizeof(err)), -ENOEXEC);
+	assert_non_null(strstr(err, "function table (pclntab)"));
+	assert_non_null(strstr(err, "go1.23"));
+	assert_non_null(strstr(err, "runtime functions cannot be found"));
+	unlink(dst);
+}
+
+/*
+ * The version the tracer reads is the build info's: a copy of a Go 1.21
+ * binary whose build info says go1.20 (same length, the program still
+ * runs) is refused, and the untouched one is not.
+ */
+static void test_a_go120_binary_is_refused_by_version(void **state)
+{
+	char src[512], dst[] = "/tmp/taf-go120-XXXXXX", err[512];
+	struct go_binary *bin;
+	char old[64];
+	size_t size;
+	long off, at;
+
+	bin = open_bin(21, "-stripped");
+	assert_int_equal(go_binary_check_version(bin, err, sizeof(err)), 0);
+	snprintf(old, sizeof(old), "%s", go_binary_build_info(bin)->version);
+	go_binary_close(bin);
+	assert_int_equal(strncmp(old, "go1.21", 6), 0);
+
+	bin_path(src, sizeof(src), 21, "-stripped");
+	section_in_file(src, ".go.buildinfo", &off, &size);
+	at = find_in_file(src, off, size, old, strlen(old));
+	assert_true(at > 0);
+	patched_copy(src, dst, at, "go1.20", 6);
+
+	assert_int_equal(go_binary_open(dst, &bin, err, sizeof(err)), 0);
+	assert_int_equal(go_binary_build_info(bin)->minor, 20);
+	assert_int_equal(go_binary_check_version(bin, err, sizeof(err)),
+			 -ENOTSUP);
+	assert_non_null(strstr(err, "built with go1.20"));
+	assert_non_null(strstr(err, "Go 1.21 or newer is required"));
+	go_binary_close(bin);
+	unlink(dst);
+}
+
+/*
+ * A Go binary whose function table no longer names runtime.mallocgc (here
+ * renamed in a stripped copy, as an obfuscator would; the program still
+ * runs): refused when opened, whatever the probe planner would look for.
+ */
+static void test_open_refuses_a_go_binary_without_runtime_mallocgc(void **state)
+{
+	static const char name[] = "\0runtime.mallocgc\0";
+	char src[512], dst[] = "/tmp/taf-noalloc-XXXXXX", err[512];
+	struct go_binary *bin;
+	size_t size;
+	long off, at;
+
+	bin_path(src, sizeof(src), 24, "-stripped");
+	section_in_file(src, ".gopclntab", &off, &size);
+	at = find_in_file(src, off, size, name, sizeof(name) - 1);
+	assert_true(at > 0);
+	/* "runtime.mallocgc" -> "runtime.mallocgX" */
+	patched_copy(src, dst, at + sizeof(name) - 3, "X", 1);
+
+	assert_int_equal(go_binary_open(dst, &bin, err, sizeof(err)), -ENOEXEC);
+	assert_non_null(strstr(err, "names no runtime.mallocgc"));
+	assert_non_null(strstr(err, "go1.24"));
+	assert_non_null(strstr(err, "runtime functions cannot be found"));
 	unlink(dst);
 }
 
@@ -662,22 +866,197 @@ static void test_dwarf_var_addr_equals_symtab(void **state)
 	}
 }
 
+/*
+ * A global found in the code of a stripped binary must be where the
+ * symbol table of its unstripped twin (same version, same PIE-ness) puts
+ * it; test_stripped_twin_has_the_same_layout checks the twins agree.
+ */
+static void check_global_in_stripped_twins(const char *var)
+{
+	static const char *const pie[] = { "", "-pie" };
+	int m, bad = 0;
+	size_t k;
+
+	for (m = FIRST_MINOR; m <= LAST_MINOR; m++) {
+		for (k = 0; k < 2; k++) {
+			char stripped[32];
+			struct go_binary *a, *b;
+			uint64_t sym, found = 0;
+			int rc;
+
+			snprintf(stripped, sizeof(stripped), "-stripped%s", pie[k]);
+			a = open_bin(m, pie[k]);
+			b = open_bin(m, stripped);
+			assert_int_equal(go_binary_find_symbol(a, var, &sym, NULL), 0);
+			rc = go_dwarf_var_addr(b, var, &found);
+			if (rc || found != sym) {
+				print_message("go1.%d%s: %s: rc %d, found %#lx, symtab %#lx\n",
+					      m, stripped, var, rc,
+					      (unsigned long)found,
+					      (unsigned long)sym);
+				bad++;
+			}
+			go_binary_close(a);
+			go_binary_close(b);
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
 static void test_mheap_address_is_found_in_stripped_binaries(void **state)
+{
+	check_global_in_stripped_twins("runtime.mheap_");
+}
+
+static void test_allgs_address_is_found_in_stripped_binaries(void **state)
+{
+	check_global_in_stripped_twins("runtime.allgs");
+}
+
+/* The code pattern alone, on binaries whose symbols say the answer. */
+static void test_allgadd_appends_to_allgs_in_every_version(void **state)
 {
 	int m;
 
 	for (m = FIRST_MINOR; m <= LAST_MINOR; m++) {
-		struct go_binary *a = open_bin(m, "-pie");
-		struct go_binary *b = open_bin(m, "-stripped-pie");
-		uint64_t sym, found;
+		struct go_binary *b = open_bin(m, "-pie");
+		uint64_t sym, found, lock;
 
-		assert_int_equal(go_binary_find_symbol(a, "runtime.mheap_", &sym,
+		assert_int_equal(go_binary_find_symbol(b, "runtime.allgs", &sym,
 						       NULL), 0);
-		if (go_dwarf_var_addr(b, "runtime.mheap_", &found))
-			fail_msg("go1.%d: runtime.mheap_ not found", m);
+		assert_int_equal(go_find_appended_slice_global(
+					 b, "runtime.allgadd", &found), 0);
 		assert_int_equal(found, sym);
-		go_binary_close(a);
+		assert_true(go_func_accesses(b, "runtime.forEachG", sym));
+		assert_true(go_func_accesses(b, "runtime.forEachG", sym + 8));
+		/* allglock's address is taken (LEAQ), never read as a word. */
+		assert_int_equal(go_binary_find_symbol(b, "runtime.allglock",
+						       &lock, NULL), 0);
+		assert_false(go_func_accesses(b, "runtime.forEachG", lock));
 		go_binary_close(b);
+	}
+}
+
+static void test_rip_refs_of_unknown_function_is_enoent(void **state)
+{
+	struct go_binary *b = open_bin(23, "-stripped");
+	struct go_rip_ref *r;
+	uint64_t a;
+	size_t n;
+
+	assert_int_equal(go_func_rip_refs(b, "runtime.noSuchFunc", &r, &n),
+			 -ENOENT);
+	/* mallocgc appends to no package-level slice. */
+	assert_int_equal(go_find_appended_slice_global(b, "runtime.mallocgc",
+						       &a), -ENOENT);
+	go_binary_close(b);
+}
+
+/*
+ * What the tests above rely on: -ldflags='-s -w' drops .symtab and the
+ * DWARF and moves nothing the tracer looks up. Every SHF_ALLOC section
+ * keeps its size, and the read-only ones but the build ID note keep their
+ * bytes (so the code, RIP-relative displacements included, is the same,
+ * while .data may differ in pointers to what moved). Addresses match too,
+ * with one exception, measured: Go 1.21's non-PIE link puts .shstrtab in
+ * the read-only segment, before .typelink, so the shorter .shstrtab of
+ * the stripped build moves .typelink, .itablink, .gosymtab and .gopclntab
+ * down (by 0x80 here). .text, .rodata and the data sections, where the
+ * functions, types and globals are, never move.
+ */
+static bool may_move(int minor, bool pie, const char *sec)
+{
+	static const char *const after_shstrtab[] = {
+		".typelink", ".itablink", ".gosymtab", ".gopclntab",
+	};
+	size_t i;
+
+	if (minor != 21 || pie)
+		return false;
+	for (i = 0; i < sizeof(after_shstrtab) / sizeof(after_shstrtab[0]); i++)
+		if (!strcmp(sec, after_shstrtab[i]))
+			return true;
+	return false;
+}
+
+static void compare_alloc_sections(int minor, bool pie, const char *pa,
+				   const char *pb)
+{
+	int fa = open(pa, O_RDONLY), fb = open(pb, O_RDONLY);
+	Elf *ea, *eb;
+	Elf_Scn *sa = NULL, *sb = NULL;
+	size_t stra, strb;
+	int compared = 0;
+
+	assert_true(fa >= 0 && fb >= 0);
+	elf_version(EV_CURRENT);
+	ea = elf_begin(fa, ELF_C_READ, NULL);
+	eb = elf_begin(fb, ELF_C_READ, NULL);
+	assert_non_null(ea);
+	assert_non_null(eb);
+	assert_int_equal(elf_getshdrstrndx(ea, &stra), 0);
+	assert_int_equal(elf_getshdrstrndx(eb, &strb), 0);
+	for (;;) {
+		GElf_Shdr ha, hb;
+		Elf_Data *da, *db;
+		const char *na, *nb;
+
+		/* Next allocated section of each. */
+		while ((sa = elf_nextscn(ea, sa)) &&
+		       (!gelf_getshdr(sa, &ha) || !(ha.sh_flags & SHF_ALLOC)))
+			;
+		while ((sb = elf_nextscn(eb, sb)) &&
+		       (!gelf_getshdr(sb, &hb) || !(hb.sh_flags & SHF_ALLOC)))
+			;
+		if (!sa || !sb)
+			break;
+		na = elf_strptr(ea, stra, ha.sh_name);
+		nb = elf_strptr(eb, strb, hb.sh_name);
+		if (strcmp(na, nb) || ha.sh_size != hb.sh_size ||
+		    (ha.sh_addr != hb.sh_addr && !may_move(minor, pie, na)))
+			fail_msg("%s %s %#lx+%lu vs %s %s %#lx+%lu", pa, na,
+				 (unsigned long)ha.sh_addr,
+				 (unsigned long)ha.sh_size, pb, nb,
+				 (unsigned long)hb.sh_addr,
+				 (unsigned long)hb.sh_size);
+		/* The build ID hashes the link flags: it must differ. */
+		if (ha.sh_type != SHT_NOBITS && ha.sh_type != SHT_NOTE &&
+		    !(ha.sh_flags & SHF_WRITE)) {
+			da = elf_getdata(sa, NULL);
+			db = elf_getdata(sb, NULL);
+			assert_non_null(da);
+			assert_non_null(db);
+			assert_int_equal(da->d_size, db->d_size);
+			/* Empty sections (.gosymtab) have no buffer. */
+			if (da->d_size &&
+			    memcmp(da->d_buf, db->d_buf, da->d_size))
+				fail_msg("%s: section %s differs from %s", pb,
+					 na, pa);
+		}
+		compared++;
+	}
+	assert_null(sa);
+	assert_null(sb);
+	assert_true(compared > 8);
+	elf_end(ea);
+	elf_end(eb);
+	close(fa);
+	close(fb);
+}
+
+static void test_stripped_twin_has_the_same_layout(void **state)
+{
+	int m;
+
+	for (m = FIRST_MINOR; m <= LAST_MINOR; m++) {
+		char a[512], b[512];
+
+		bin_path(a, sizeof(a), m, "");
+		bin_path(b, sizeof(b), m, "-stripped");
+		compare_alloc_sections(m, false, a, b);
+		bin_path(a, sizeof(a), m, "-pie");
+		bin_path(b, sizeof(b), m, "-stripped-pie");
+		compare_alloc_sections(m, true, a, b);
 	}
 }
 
@@ -697,6 +1076,12 @@ int main(void)
 		cmocka_unit_test(test_open_rejects_a_text_file),
 		cmocka_unit_test(test_open_rejects_an_elf_that_is_not_go),
 		cmocka_unit_test(test_open_rejects_an_arm64_elf),
+		cmocka_unit_test(test_open_refuses_a_c_program),
+		cmocka_unit_test(test_open_refuses_gccgo_by_its_libgo),
+		cmocka_unit_test(test_open_refuses_gccgo_by_its_go_export_section),
+		cmocka_unit_test(test_open_refuses_a_go_binary_with_a_damaged_pclntab),
+		cmocka_unit_test(test_a_go120_binary_is_refused_by_version),
+		cmocka_unit_test(test_open_refuses_a_go_binary_without_runtime_mallocgc),
 		cmocka_unit_test(test_version_and_settings_match_go_version_m),
 		cmocka_unit_test(test_version_patch_is_parsed),
 		cmocka_unit_test(test_well_known_settings_are_copied_out),
@@ -721,6 +1106,10 @@ int main(void)
 		cmocka_unit_test(test_dwarf_type_size_of_main_node_is_56),
 		cmocka_unit_test(test_dwarf_var_addr_equals_symtab),
 		cmocka_unit_test(test_mheap_address_is_found_in_stripped_binaries),
+		cmocka_unit_test(test_allgs_address_is_found_in_stripped_binaries),
+		cmocka_unit_test(test_allgadd_appends_to_allgs_in_every_version),
+		cmocka_unit_test(test_rip_refs_of_unknown_function_is_enoent),
+		cmocka_unit_test(test_stripped_twin_has_the_same_layout),
 		cmocka_unit_test(test_dwarf_absent_is_enodata),
 	};
 

@@ -60,8 +60,15 @@ static void test_table_has_every_installed_version(void **state)
 
 		if (!l)
 			fail_msg("no table entry for go1.%d", m);
-		for (i = 0; i < go_layout_nfields; i++)
-			assert_true(go_layout_field(l, i)->off >= 0);
+		for (i = 0; i < go_layout_nfields; i++) {
+			const struct go_field *f = go_layout_field(l, i);
+
+			/* Absent only before the version that added it. */
+			if (m < go_layout_fields[i].since)
+				assert_int_equal(f->off, GO_FIELD_ABSENT);
+			else
+				assert_true(go_field_present(f));
+		}
 	}
 	assert_null(go_layout_lookup(1, 99));
 }
@@ -126,6 +133,12 @@ static void test_named_fields_match_dwarf_on_123_and_127(void **state)
 		{ "runtime.m", "curg", offsetof(struct go_layout, m_curg) },
 		{ "runtime.mheap", "pages.inUse.ranges",
 		  offsetof(struct go_layout, mheap_pages_inuse_ranges) },
+		{ "runtime.mheap", "allspans",
+		  offsetof(struct go_layout, mheap_allspans) },
+		{ "runtime.mspan", "largeType",
+		  offsetof(struct go_layout, mspan_large_type) },
+		{ "runtime.addrRange", "base",
+		  offsetof(struct go_layout, addr_range_base) },
 		{ "runtime.moduledata", "types",
 		  offsetof(struct go_layout, moduledata_types) },
 		{ "runtime.moduledata", "etypes",
@@ -158,6 +171,36 @@ static void test_mspan_counters_shrank_to_uint16_in_122(void **state)
 	assert_int_equal(go_layout_lookup(1, 21)->mspan_nelems.size, 8);
 	assert_int_equal(go_layout_lookup(1, 22)->mspan_nelems.size, 2);
 	assert_int_equal(go_layout_lookup(1, 27)->mspan_freeindex.size, 2);
+}
+
+/* The heap snapshot's fields: mheap.allspans, and mspan.largeType (1.22+). */
+static void test_large_type_is_absent_in_121_and_present_after(void **state)
+{
+	static const char *const flavours[] = { "", "-stripped" };
+	int m;
+	size_t k;
+
+	for (m = FIRST_MINOR; m <= LAST_MINOR; m++) {
+		for (k = 0; k < 2; k++) {
+			struct go_binary *b = open_bin(m, flavours[k]);
+			struct go_layout l;
+
+			assert_true(go_layout_resolve(b, &l, NULL, NULL) >= 0);
+			assert_int_equal(l.source, k ? GO_LAYOUT_TABLE :
+						       GO_LAYOUT_DWARF);
+			assert_true(go_field_present(&l.mheap_allspans));
+			assert_int_equal(l.mheap_allspans.size, 24);
+			assert_true(go_field_present(&l.addr_range_base));
+			if (m == 21) {
+				assert_int_equal(l.mspan_large_type.off,
+						 GO_FIELD_ABSENT);
+			} else {
+				assert_true(go_field_present(&l.mspan_large_type));
+				assert_int_equal(l.mspan_large_type.size, 8);
+			}
+			go_binary_close(b);
+		}
+	}
 }
 
 static void test_resolve_uses_table_for_stripped_binaries(void **state)
@@ -317,6 +360,34 @@ static void test_address_outside_the_types_section_is_erange(void **state)
 	go_binary_close(fr.bin);
 }
 
+static int gone_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	int *reads = ctx;
+
+	(*reads)++;
+	return -EIO; /* what /proc/PID/mem gives once the process is gone */
+}
+
+/* Records drained after the target exited still get their type names. */
+static void test_types_of_an_exited_process_are_read_from_the_file(void **state)
+{
+	struct go_binary *b = open_bin(23, "-stripped-pie");
+	const uint64_t bias = 0x7f3a12340000ull;
+	struct go_type_reader r;
+	struct go_type_desc d;
+	int reads = 0;
+
+	assert_int_equal(go_types_init(&r, b, bias, gone_read, &reads), 0);
+	assert_int_equal(go_type_describe(&r, type_addr(23, "-stripped-pie",
+							"main.Node", &r), &d), 0);
+	assert_true(reads > 0);
+	assert_string_equal(d.name, "main.Node");
+	assert_int_equal(d.size, 56);
+	/* Outside the types section the file is no substitute. */
+	assert_int_equal(go_type_describe(&r, 0xc000123450ull, &d), -ERANGE);
+	go_binary_close(b);
+}
+
 /* --- a live process ---------------------------------------------------- */
 
 struct mem_reader {
@@ -432,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_table_agrees_with_dwarf_of_every_toolchain),
 		cmocka_unit_test(test_named_fields_match_dwarf_on_123_and_127),
 		cmocka_unit_test(test_mspan_counters_shrank_to_uint16_in_122),
+		cmocka_unit_test(test_large_type_is_absent_in_121_and_present_after),
 		cmocka_unit_test(test_resolve_uses_table_for_stripped_binaries),
 		cmocka_unit_test(test_resolve_prefers_dwarf_and_reports_nothing_when_equal),
 		cmocka_unit_test(test_main_node_is_named_main_node_size_56),
@@ -439,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_pointer_type_keeps_its_star),
 		cmocka_unit_test(test_pie_load_bias_is_applied),
 		cmocka_unit_test(test_address_outside_the_types_section_is_erange),
+		cmocka_unit_test(test_types_of_an_exited_process_are_read_from_the_file),
 		cmocka_unit_test(test_names_read_from_a_running_pie_process),
 	};
 
