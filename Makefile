@@ -5,6 +5,8 @@
 #   make test    unit + end-to-end tests; last line "N passed, M failed"
 #   make demo    trace the bundled demo program and print a summary
 #   make bench   performance figures (see BENCHMARKS.md)
+#   make unit-asan  unit tests built with AddressSanitizer + UBSan, run
+#   make fuzz-short every libFuzzer harness (tests/fuzz) for 10 s each
 #   make compat-table  Go 1.21-1.27 x stripped x PIE matrix into README.md
 
 BUILD    ?= build
@@ -14,10 +16,12 @@ BPFTOOL  ?= bpftool
 VERSION  := 0.1.0
 
 CFLAGS   ?= -O2 -g
+# Added to CFLAGS (compile and link): the sanitizer builds set it.
+XCFLAGS  ?=
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
             -D_GNU_SOURCE -DTRACEAF_VERSION='"$(VERSION)"' \
-            -Iinclude -I$(BUILD)
-LDLIBS   := -lbpf -lelf -ldw -lcapstone -lz -lm
+            -Iinclude -I$(BUILD) $(XCFLAGS)
+LDLIBS   := -lbpf -lelf -ldw -lcapstone -lz -lm -lpthread
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
               -Iinclude -I$(BUILD)
@@ -34,7 +38,8 @@ LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(USER_OBJS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all deps test unit e2e workloads demo bench clean compat-table
+.PHONY: all deps test unit e2e workloads demo bench clean unit-asan \
+        unit-asan-build fuzz fuzz-short compat-table
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -72,8 +77,50 @@ unit: $(UNIT_BINS)
 workloads:
 	OUT=$(abspath $(BUILD))/go-bin ./tests/go/build-workloads.sh allocloop knownalloc fullwork
 
-test: deps all unit workloads
-	BUILD=$(BUILD) ./tests/run_all.sh
+# The unit tests again, under AddressSanitizer and UBSan (any report fails
+# the test), in their own build directory.
+ASAN_BUILD ?= $(BUILD)-asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+              -fno-omit-frame-pointer
+
+unit-asan-build:
+	$(MAKE) BUILD=$(ASAN_BUILD) XCFLAGS="$(ASAN_FLAGS)" unit
+
+unit-asan: unit-asan-build workloads
+	BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) ./tests/run_all.sh asan
+
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c, seeds in tests/fuzz/corpus/):
+# the parsers of untrusted input, built with clang, ASan and UBSan.
+FUZZ_BUILD ?= $(BUILD)-fuzz
+FUZZ_CC    ?= clang
+FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror \
+               -Wno-unused-parameter -D_GNU_SOURCE -Iinclude -Itests/unit \
+               -fsanitize=address,undefined -fno-sanitize-recover=all \
+               -fno-omit-frame-pointer
+FUZZ_MODS  := go_buildinfo go_binary go_pclntab go_dwarf go_types \
+              go_layout go_layout_table disasm trace_writer
+FUZZ_LIB   := $(patsubst %,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_MODS))
+FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%, \
+                $(wildcard tests/fuzz/fuzz_*.c))
+
+$(FUZZ_BUILD)/obj/%.o: user/%.c $(wildcard include/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) \
+                      $(wildcard tests/fuzz/*.h tests/unit/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB) -o $@ \
+		-lelf -ldw -lcapstone -lz
+
+fuzz: $(FUZZ_BINS)
+
+fuzz-short: fuzz
+	BUILD=$(BUILD) FUZZ_BUILD=$(FUZZ_BUILD) ./tests/run_all.sh fuzz
+
+test: deps all unit unit-asan-build fuzz workloads
+	BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) FUZZ_BUILD=$(FUZZ_BUILD) \
+		./tests/run_all.sh
 
 demo: deps all
 	BUILD=$(BUILD) ./scripts/demo.sh
@@ -87,4 +134,4 @@ compat-table: all workloads
 	BUILD=$(BUILD) ./scripts/compat-table.sh
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -13,9 +13,18 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "traceaf_events.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/*
+ * Set by the daemon once its sessions are ready and cleared before it
+ * detaches: detaching takes a while, and records from a half-detached
+ * set of probes (allocations still seen, sweeps no longer) would make the
+ * last generation inconsistent.
+ */
+__u32 tracing_enabled = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -137,6 +146,8 @@ int alloc_enter(struct pt_regs *ctx)
 	struct inflight_val *cur, val = {};
 	__u64 depth = stack_depth(ctx);
 
+	if (!tracing_enabled)
+		return 0;
 	if (!depth)
 		return 0;
 	cur = bpf_map_lookup_elem(&inflight, &key);
@@ -162,6 +173,8 @@ int alloc_exit(struct pt_regs *ctx)
 	struct inflight_val *cur;
 	__u64 size, type, depth = stack_depth(ctx);
 
+	if (!tracing_enabled)
+		return 0;
 	cur = bpf_map_lookup_elem(&inflight, &key);
 	if (!cur) {
 		/* Entered before we attached. */
@@ -215,6 +228,8 @@ int span_sweep(struct pt_regs *ctx)
 	__u64 span = 0, marks, allocs;
 	__u32 n;
 
+	if (!tracing_enabled)
+		return 0;
 	if (!l)
 		return 0;
 	if (bpf_probe_read_user(&span, sizeof(span), (void *)ctx->ax) || !span)
@@ -271,6 +286,8 @@ int span_init(struct pt_regs *ctx)
 {
 	struct taf_rec_span_alloc *rec;
 
+	if (!tracing_enabled)
+		return 0;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
 	if (!rec) {
 		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_SPAN_ALLOC);
@@ -310,6 +327,8 @@ int span_free(struct pt_regs *ctx)
 	const struct taf_layout *l = layout_of(ctx);
 	__u64 base;
 
+	if (!tracing_enabled)
+		return 0;
 	if (!l)
 		return 0;
 	base = read_field(ctx->bx, l->span_start_addr, 8);
@@ -324,6 +343,8 @@ int stack_alloc(struct pt_regs *ctx)
 {
 	struct taf_rec_stack_alloc *rec;
 
+	if (!tracing_enabled)
+		return 0;
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
 	if (!rec) {
 		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_STACK_ALLOC);
@@ -341,6 +362,8 @@ int stack_alloc(struct pt_regs *ctx)
 SEC("uprobe")
 int stack_free(struct pt_regs *ctx)
 {
+	if (!tracing_enabled)
+		return 0;
 	return emit_addr(TAF_REC_STACK_FREE, ctx->ax);
 }
 
@@ -353,14 +376,243 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
-	struct taf_rec_hdr *rec;
+	struct taf_rec_exec *rec;
+	struct inode *inode;
 
 	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
 	if (!rec) {
 		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_EXEC);
 		return 0;
 	}
-	fill_hdr(rec, TAF_REC_EXEC, sizeof(*rec));
+	fill_hdr(&rec->hdr, TAF_REC_EXEC, sizeof(*rec));
+	inode = BPF_CORE_READ(bprm, file, f_inode);
+	rec->ino = BPF_CORE_READ(inode, i_ino);
+	rec->dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
 	bpf_ringbuf_submit(rec, 0);
+	return 0;
+}
+
+/* --- allocation sites (include/alloc_sites.h) -------------------------- */
+
+/*
+ * Waking the reader on every record costs the probed thread an irq_work
+ * (and an IPI) per allocation, several times the probe itself. The daemon
+ * polls with a timeout anyway: wake it only once the ring is an eighth full.
+ */
+static __always_inline __u64 submit_flags(void)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+
+	return avail >= size / 8 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/* Site descriptors, indexed by TAF_COOKIE_SITE(cookie). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TAF_MAX_ALLOC_SITES);
+	__type(key, __u32);
+	__type(value, struct taf_alloc_site);
+} alloc_sites SEC(".maps");
+
+/* What each call site of a producer knows of the size and type. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1 << 20);
+	__type(key, struct taf_caller_key);
+	__type(value, struct taf_caller);
+} alloc_callers SEC(".maps");
+
+/*
+ * AX and BX before a producer call (ALLOC_ARGS), per thread, with the
+ * goroutine they belong to: a goroutine that moved to another thread in
+ * between (morestack in the callee's prologue can reschedule it), or
+ * another goroutine that ran meanwhile, finds no match and the record goes
+ * out flagged instead of wrong. Task storage is the cheapest map there is.
+ */
+struct pending_val {
+	__u64 g;
+	__u64 size;
+	__u64 type;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct pending_val);
+} alloc_pending SEC(".maps");
+
+static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
+{
+	/*
+	 * An array, not a switch: clang turns a switch over ctx fields into
+	 * arithmetic on the ctx pointer, which the verifier refuses.
+	 */
+	__u64 r[16] = {
+		ctx->ax, ctx->bx, ctx->cx, ctx->dx, ctx->si, ctx->di, ctx->bp,
+		ctx->r8, ctx->r9, ctx->r10, ctx->r11, ctx->r12, ctx->r13,
+		ctx->r14, ctx->r15, 0,
+	};
+
+	return r[reg & 15];
+}
+
+/* The site's stack window, read once (taf_alloc_site.win_*). */
+struct site_window {
+	__u64 w[TAF_SITE_WINDOW / 8];
+	__s32 off;
+	__s32 len;    /* 0: no window, -1: unreadable */
+};
+
+/* 0 and *v set, or -1 when the location is unknown or unreadable. */
+static __always_inline int read_loc(struct pt_regs *ctx,
+				    const struct taf_loc *l,
+				    const struct site_window *win, __u64 *v)
+{
+	if (l->kind == TAF_LOC_REG) {
+		*v = reg_value(ctx, l->reg);
+	} else if (l->kind == TAF_LOC_STACK) {
+		__s32 rel = l->off - win->off;
+
+		if (win->len > 0 && rel >= 0 && rel + 8 <= win->len) {
+			*v = win->w[(rel / 8) & (TAF_SITE_WINDOW / 8 - 1)];
+		} else if (bpf_probe_read_user(v, sizeof(*v),
+					       (void *)(ctx->sp + (__s64)l->off))) {
+			return -1;
+		}
+	} else {
+		return -1;
+	}
+	*v += (__s64)l->add;
+	return 0;
+}
+
+static __always_inline int read_cval(struct pt_regs *ctx,
+				     const struct taf_cval *c, __u64 caller_sp,
+				     __u64 bias, bool is_type, __u64 *v)
+{
+	struct pending_val *p;
+
+	switch (c->kind) {
+	case TAF_CVAL_CONST:
+		/* A type is a link address; nil stays nil. */
+		*v = c->val && is_type ? c->val + bias : c->val;
+		return 0;
+	case TAF_CVAL_STACK:
+		return bpf_probe_read_user(v, sizeof(*v),
+					   (void *)(caller_sp + (__s64)c->off)) ? -1 : 0;
+	case TAF_CVAL_PENDING:
+		p = bpf_task_storage_get(&alloc_pending,
+					 bpf_get_current_task_btf(), 0, 0);
+		if (!p || p->g != ctx->r14)
+			return -1;
+		*v = is_type ? p->type : p->size;
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * The one probe of an allocation path (TAF_PROBE_ALLOC_SITE): the object,
+ * the requested size and the type where the site descriptor says, or,
+ * for what the producer no longer holds, from its call site.
+ */
+SEC("uprobe")
+int alloc_site(struct pt_regs *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 idx = TAF_COOKIE_SITE(cookie);
+	const struct taf_alloc_site *s;
+	struct taf_rec_heap_alloc *rec;
+	struct site_window win;
+	__u64 obj = 0, size = 0, type = 0;
+	__u32 flags = 0, wlen;
+	int hs, ht;
+
+	if (!tracing_enabled)
+		return 0;
+	s = bpf_map_lookup_elem(&alloc_sites, &idx);
+	if (!s)
+		return 0;
+	win.off = s->win_off;
+	wlen = s->win_len;
+	if (wlen > TAF_SITE_WINDOW)
+		wlen = 0;
+	win.len = (__s32)wlen;
+	if (wlen && bpf_probe_read_user(win.w, wlen, (void *)(ctx->sp + (__s64)win.off)))
+		win.len = -1;
+	if (read_loc(ctx, &s->obj, &win, &obj) || !obj) {
+		stat_inc(TAF_STAT_ALLOC_NO_OBJ);
+		return 0;
+	}
+	hs = read_loc(ctx, &s->size, &win, &size);
+	ht = read_loc(ctx, &s->type, &win, &type);
+	if (hs || ht) {
+		struct taf_caller_key key = { .layout = s->layout };
+		const struct taf_caller *c;
+		__u64 ret = 0, ret_at = ctx->sp + (__s64)s->ret_off;
+		__u64 bias = ctx->ip - s->addr;
+
+		if (!bpf_probe_read_user(&ret, sizeof(ret), (void *)ret_at)) {
+			key.ret = ret - bias;
+			c = bpf_map_lookup_elem(&alloc_callers, &key);
+			if (c) {
+				if (hs)
+					hs = read_cval(ctx, &c->size, ret_at + 8,
+						       bias, false, &size);
+				if (ht)
+					ht = read_cval(ctx, &c->type, ret_at + 8,
+						       bias, true, &type);
+			}
+		}
+		if (hs) {
+			size = 0;
+			flags |= TAF_ALLOC_F_NO_SIZE;
+		}
+		if (ht) {
+			type = 0;
+			flags |= TAF_ALLOC_F_NO_TYPE;
+		}
+		if (flags)
+			stat_inc(TAF_STAT_ALLOC_NO_TYPE);
+	}
+
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
+		return 0;
+	}
+	fill_hdr(&rec->hdr, TAF_REC_HEAP_ALLOC, sizeof(*rec));
+	rec->hdr.flags = flags;
+	rec->addr = obj;
+	rec->type = type;
+	rec->size = size;
+	bpf_ringbuf_submit(rec, submit_flags());
+	stat_inc(TAF_STAT_EMITTED);
+	return 0;
+}
+
+/*
+ * Before a producer call whose callee loses its arguments
+ * (TAF_PROBE_ALLOC_ARGS): remember AX (size) and BX (type) for this
+ * thread and goroutine. R14 is g in Go's register ABI.
+ */
+SEC("uprobe")
+int alloc_args(struct pt_regs *ctx)
+{
+	struct pending_val *p;
+
+	if (!tracing_enabled)
+		return 0;
+	p = bpf_task_storage_get(&alloc_pending, bpf_get_current_task_btf(), 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!p)
+		return 0;
+	p->g = ctx->r14;
+	p->size = ctx->ax;
+	p->type = ctx->bx;
 	return 0;
 }

@@ -3,9 +3,12 @@
  * probe_plan.h - where to put uprobes in one Go executable.
  *
  * Owns: the choice of runtime functions per Go version and of the probed
- * instruction inside each (entry: first kernel-emulated instruction after
- * the stack check; exits: the RETs, read from the disassembly).  Produces a
- * list of sites; attaching them is probes.h's job.
+ * instruction inside each.  Allocations: one site per allocation path
+ * inside the function that produces the object (alloc_sites.h), all on
+ * instructions the kernel emulates, with where the object, size and type
+ * are there; a function the analysis refuses falls back to entry + RET
+ * probes (the RETs are single-stepped).  Produces a list of sites;
+ * attaching them is probes.h's job.
  */
 #ifndef PROBE_PLAN_H
 #define PROBE_PLAN_H
@@ -24,6 +27,13 @@ struct probe_site {
 	enum taf_probe_role role;
 	char func[96];            /* runtime function it belongs to */
 	bool emulated;            /* the kernel emulates the instruction */
+	uint32_t aux;             /* ALLOC_SITE: index into plan->asites */
+};
+
+/* A call site of a producer, for the `alloc_callers` map. */
+struct probe_caller {
+	uint64_t ret;             /* link address the call returns to */
+	struct taf_caller val;
 };
 
 struct probe_plan {
@@ -32,7 +42,30 @@ struct probe_plan {
 	size_t n, cap;
 	unsigned funcs;           /* functions hooked */
 	unsigned single_stepped;  /* sites on instructions the kernel single-steps */
+
+	/* Allocations (TAF_PROBE_ALLOC_SITE / _ARGS); asites[].layout is
+	 * filled in by probes_attach. */
+	struct taf_alloc_site *asites;
+	size_t nasites;
+	struct probe_caller *callers;
+	size_t ncallers;
+	unsigned alloc_producers;  /* producer functions found */
+	unsigned alloc_anchored;   /* ... probed at their sites */
+	unsigned alloc_fallback;   /* ... probed at entry + RETs */
+	char alloc_why[256];       /* first reason a producer fell back */
 };
+
+/*
+ * TRACEAF_ALLOC_PROBES=entry-ret in the environment plans the allocation
+ * probes as before the site analysis (entry + every RET of mallocgc and
+ * the mallocgc*SC* functions): for comparisons and as an escape hatch.
+ */
+#define PROBE_PLAN_MODE_ENV "TRACEAF_ALLOC_PROBES"
+/*
+ * TRACEAF_ALLOC_REFUSE=SUBSTRING treats the producers whose name contains
+ * it as refused by the analysis, to exercise the per-function fallback.
+ */
+#define PROBE_PLAN_REFUSE_ENV "TRACEAF_ALLOC_REFUSE"
 
 /*
  * Plans every probe for binary `b`: allocations, sweeps, spans and stacks,

@@ -26,7 +26,11 @@ struct probes {
 	size_t nlinks, cap;
 	unsigned nlayouts;
 	int last_layout;
+	unsigned nasites;       /* entries used in the alloc_sites map */
 	struct bpf_link *exec_link;
+	bool multi;          /* uprobe_multi links (Linux 6.6+) */
+	int *mfds;           /* their file descriptors */
+	size_t nmfds, mcap;
 };
 
 /*
@@ -56,6 +60,13 @@ int probes_ringbuf_fd(const struct probes *p);
 
 /* Sums the per-CPU counters (enum taf_stat). */
 int probes_read_stats(const struct probes *p, uint64_t out[TAF_STAT_MAX]);
+
+/*
+ * Turns recording on or off in every BPF program at once (a global the
+ * programs check first).  Off before detaching, so a half-detached set
+ * of probes records nothing.
+ */
+void probes_enable(struct probes *p, bool on);
 
 /* Removes every uprobe. */
 void probes_detach(struct probes *p);

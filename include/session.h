@@ -43,6 +43,7 @@ struct type_entry {
 struct session_counts {
 	uint64_t records[TAF_REC_KIND_MAX];  /* records received, per kind */
 	uint64_t before_start;               /* records older than the snapshot */
+	uint64_t after_stop;                 /* records newer than the stop */
 	uint64_t events;                     /* trace events written */
 	uint64_t exists_events;              /* of which snapshot ("exists") */
 	uint64_t generations;
@@ -60,6 +61,8 @@ struct session {
 	uint64_t load_bias;
 	int go_minor;
 	struct tw_heap_info info;
+	bool info_ready;                 /* min_page_heap_addr known */
+	bool exists_pending;             /* rotated: exists before next event */
 
 	struct u64_map type_index;       /* type addr -> index + 1 in type_tab */
 	struct type_entry *type_tab;
@@ -78,6 +81,7 @@ struct session {
 	struct tw_gen *gen;              /* generation under construction */
 	uint64_t last_ts;                /* floor for the next generation */
 	uint64_t start_ts;               /* records before this are dropped */
+	uint64_t stop_ts;                /* and after this, when non-zero */
 	bool started;
 	struct trace_sink *sink;
 	bool sink_failed;
@@ -89,9 +93,11 @@ struct session {
 };
 
 /*
- * Sets up tracing state for an opened target and binary (the session takes
- * ownership of both).  Reads the heap layout from the target.  No
- * generation exists until session_begin().
+ * Sets up tracing state for an opened target (the session takes ownership
+ * of it) and a binary (borrowed: it must outlive the session).  Reads the
+ * heap base from the target when it can; otherwise (the process is gone,
+ * or its heap does not exist yet) from the first record.  No generation
+ * exists until session_begin().
  */
 int session_start(struct session *s, struct target *t, struct go_binary *bin,
 		  uint64_t load_bias, const struct session_opts *o, char *err,
@@ -109,6 +115,9 @@ int session_seed_stack(struct session *s, uint64_t lo, uint64_t hi);
  * are dropped, the snapshot already describes their effect.
  */
 int session_begin(struct session *s, uint64_t ts);
+
+/* Records stamped after `ts` are dropped from now on (tracing stops). */
+void session_stop(struct session *s, uint64_t ts);
 
 /* Feeds one ring-buffer record. */
 int session_record(struct session *s, const void *data, size_t len);

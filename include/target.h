@@ -23,6 +23,7 @@ struct target {
 	char exe_path[64];   /* "/proc/PID/exe": what uprobes attach through */
 	uint64_t exe_dev;    /* identity of the executable, to share probes */
 	uint64_t exe_ino;
+	bool gone;           /* exited before it was opened */
 };
 
 /*
@@ -31,6 +32,13 @@ struct target {
  */
 int target_open(pid_t pid, struct target *t, char *err, size_t errlen);
 void target_close(struct target *t);
+
+/*
+ * A process that exited before we could open it, known from its records:
+ * memory reads fail, target_alive() says no.  `comm` may be NULL.
+ */
+void target_init_gone(struct target *t, pid_t pid, const char *comm,
+		      uint64_t exe_dev, uint64_t exe_ino);
 
 /* True while the process has not exited (zombies count as exited). */
 bool target_alive(const struct target *t);

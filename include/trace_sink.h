@@ -6,6 +6,8 @@
  * appending encoded generations whole, size-based rotation at generation
  * boundaries, keeping only the newest N files, and leaving every file valid
  * when a write fails (the file is cut back to its last whole generation).
+ * Also which output directories are safe for a root process to write into
+ * (trace_sink.c, open_output_dir, states the policy).
  */
 #ifndef TRACE_SINK_H
 #define TRACE_SINK_H
@@ -16,14 +18,33 @@
 
 struct trace_sink_opts {
 	const char *dir;          /* output directory, must exist */
-	const char *name;         /* base name, e.g. "myprog-1234" */
+	const char *name;         /* base name, e.g. "myprog-1234"; bytes
+				     other than [A-Za-z0-9._+-] and a leading
+				     '.' become '_', at most 200 are kept */
 	uint64_t rotate_size;     /* start a new file once this many bytes; 0 = never */
 	unsigned keep_files;      /* keep newest N files; 0 = keep all */
+	char *err;                /* optional: why the directory was refused */
+	size_t errlen;
 };
 
 struct trace_sink;
 
+/*
+ * Opens the output directory and checks it (see open_output_dir in
+ * trace_sink.c). Returns 0, -EINVAL (no dir or empty name), -ELOOP (the
+ * last component is a symlink owned by another user), -EPERM (writable by
+ * every user and not sticky), -EAGAIN (the path changed while it was
+ * checked), or the errno of opening it; o->err, when given, says which in
+ * one line that starts with the directory.
+ */
 int trace_sink_open(const struct trace_sink_opts *o, struct trace_sink **out);
+
+/*
+ * The output directory, open: a caller that writes a file next to the
+ * traces creates it with openat() here, so it lands where they do even if
+ * the path is renamed or replaced meanwhile.
+ */
+int trace_sink_dirfd(const struct trace_sink *s);
 
 /*
  * True when the next generation goes to a new file (none open yet, or the

@@ -87,6 +87,18 @@ struct taf_rec_addr {
 	__u64 addr;          /* span base, or stack lo */
 };
 
+/*
+ * TAF_REC_EXEC: a process exec'd.  The executable's identity and the new
+ * command name travel with it, so a process that is gone by the time the
+ * daemon reads this can still be traced from its records.
+ */
+struct taf_rec_exec {
+	struct taf_rec_hdr hdr;
+	__u64 dev;           /* executable's super_block s_dev (kernel encoding) */
+	__u64 ino;
+	char comm[16];
+};
+
 /* TAF_REC_STACK_ALLOC: stackalloc's result. */
 struct taf_rec_stack_alloc {
 	struct taf_rec_hdr hdr;
@@ -106,11 +118,18 @@ enum taf_probe_role {
 	TAF_PROBE_SPAN_FREE = 5,    /* entry of (*mheap).freeSpanLocked */
 	TAF_PROBE_STACK_ALLOC = 6,  /* a RET of stackalloc */
 	TAF_PROBE_STACK_FREE = 7,   /* entry of stackfree */
+	TAF_PROBE_ALLOC_SITE = 8,   /* the one site of an allocation path */
+	TAF_PROBE_ALLOC_ARGS = 9,   /* before a producer call whose size and
+				       type the producer loses */
 };
 
 #define TAF_COOKIE(role, layout) ((__u64)(role) | ((__u64)(layout) << 8))
 #define TAF_COOKIE_ROLE(c) ((c) & 0xff)
 #define TAF_COOKIE_LAYOUT(c) (((c) >> 8) & 0xffff)
+/* ALLOC_SITE probes: bits 24..55 index the `alloc_sites` map. */
+#define TAF_COOKIE_SITE(c) (((c) >> 24) & 0xffffffff)
+#define TAF_COOKIE_WITH_SITE(c, site) ((c) | ((__u64)(site) << 24))
+#define TAF_MAX_ALLOC_SITES 4096
 #define TAF_MAX_LAYOUTS 256
 
 /*
@@ -134,11 +153,96 @@ struct taf_layout {
 	__u8 valid;
 };
 
+/*
+ * Where an alloc-site probe finds a value (include/alloc_sites.h): in a
+ * register at the probed instruction, or in the 8-byte stack slot at
+ * SP + off there.  Registers in pt_regs order of the fields used.
+ */
+enum taf_reg {
+	TAF_REG_AX = 0, TAF_REG_BX, TAF_REG_CX, TAF_REG_DX, TAF_REG_SI,
+	TAF_REG_DI, TAF_REG_BP, TAF_REG_R8, TAF_REG_R9, TAF_REG_R10,
+	TAF_REG_R11, TAF_REG_R12, TAF_REG_R13, TAF_REG_R14, TAF_REG_R15,
+	TAF_REG_COUNT,
+};
+
+enum taf_loc_kind {
+	TAF_LOC_NONE = 0,   /* not known at the site */
+	TAF_LOC_REG = 1,    /* register `reg` */
+	TAF_LOC_STACK = 2,  /* *(u64 *)(SP + off) */
+};
+
+/* The value is the location's content plus `add` (an object with a
+ * malloc header is set up from its slot base and returned 8 bytes on). */
+struct taf_loc {
+	__u8 kind;
+	__u8 reg;
+	__s16 add;
+	__s32 off;
+};
+
+/*
+ * An allocation site probe (TAF_PROBE_ALLOC_SITE): the `alloc_sites` map
+ * entry its cookie names.  Where size or type is not known inside the
+ * producer (TAF_LOC_NONE), the probe reads the return address at
+ * SP + ret_off and looks the call site up in `alloc_callers`.
+ */
+struct taf_alloc_site {
+	struct taf_loc obj;
+	struct taf_loc size;
+	struct taf_loc type;
+	__s32 ret_off;     /* SP-relative offset of the return address */
+	__u32 layout;      /* index of the binary's layout (callers key) */
+	__u64 addr;        /* link address of the probed instruction: the
+			      load bias is ctx->ip - addr */
+	/* One read of [SP + win_off, + win_len) serves every TAF_LOC_STACK
+	 * location above (win_len 0: read each on its own); at most
+	 * TAF_SITE_WINDOW bytes, 8-byte aligned offsets. */
+	__s32 win_off;
+	__u32 win_len;
+};
+#define TAF_SITE_WINDOW 128
+
+/* A size or type as the call site of a producer knows it. */
+enum taf_cval_kind {
+	TAF_CVAL_NONE = 0,
+	TAF_CVAL_CONST = 1,    /* val; a type is a link address (+ bias) */
+	TAF_CVAL_STACK = 2,    /* *(u64 *)(caller's SP + off) */
+	TAF_CVAL_PENDING = 3,  /* what the ALLOC_ARGS probe before the call
+				  recorded on this thread for this goroutine
+				  (R14) */
+};
+
+struct taf_cval {
+	__u8 kind;
+	__u8 pad[3];
+	__s32 off;
+	__u64 val;
+};
+
+struct taf_caller_key {
+	__u32 layout;
+	__u32 pad;
+	__u64 ret;         /* link address the call returns to */
+};
+
+struct taf_caller {
+	struct taf_cval size;
+	struct taf_cval type;
+};
+
+/* TAF_REC_HEAP_ALLOC hdr.flags */
+#define TAF_ALLOC_F_NO_SIZE 1   /* size unknown (0) */
+#define TAF_ALLOC_F_NO_TYPE 2   /* type unknown (0); not the same as nil */
+
 /* Indexes of the per-kind counters in the `stats` array map. */
 enum taf_stat {
 	TAF_STAT_EMITTED = 0,           /* records committed, all kinds */
 	TAF_STAT_DROPPED_BASE = 1,      /* + kind: ring buffer full */
 	TAF_STAT_UNMATCHED_EXIT = 16,   /* exit seen without its entry */
+	TAF_STAT_ALLOC_NO_TYPE = 18,    /* alloc-site records whose size or
+					   type was unknown (flags) */
+	TAF_STAT_ALLOC_NO_OBJ = 19,     /* alloc sites whose object could not
+					   be read: no record */
 	TAF_STAT_MAX = 32,
 };
 

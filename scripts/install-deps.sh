@@ -77,9 +77,9 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 
 apt-get install -y -qq --no-install-recommends \
-	make clang llvm gcc libc6-dev pkg-config \
+	make clang llvm libclang-rt-dev gcc libc6-dev pkg-config \
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libzstd-dev \
-	libcmocka-dev libcapstone-dev \
+	libcmocka-dev libcapstone-dev valgrind \
 	util-linux procps >/dev/null
 
 pkgs=""

@@ -1,8 +1,11 @@
 #!/bin/bash
-# Runs every unit test (cmocka, TAP output) and every end-to-end test
+# Runs every unit test (cmocka, TAP output), the unit tests again under
+# AddressSanitizer + UBSan (built by `make unit-asan-build` in $ASAN_BUILD),
+# every libFuzzer harness for $FUZZ_TIME seconds (built by `make fuzz` in
+# $FUZZ_BUILD; one test each) and every end-to-end test
 # (tests/e2e/test_*.sh, exit status) and ends with one line:
 #   N passed, M failed
-# Usage: tests/run_all.sh [unit|e2e] [NAME-FILTER]
+# Usage: tests/run_all.sh [unit|asan|fuzz|e2e] [NAME-FILTER]
 set -u
 cd "$(dirname "$0")/.."
 
@@ -11,6 +14,11 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 export BUILD
 # Unit tests read the Go workloads `make workloads` built.
 export TRACEAF_GOBIN_DIR=${TRACEAF_GOBIN_DIR:-$BUILD/go-bin}
+ASAN_BUILD=${ASAN_BUILD:-$BUILD-asan}
+case $ASAN_BUILD in /*) ;; *) ASAN_BUILD=$PWD/$ASAN_BUILD ;; esac
+FUZZ_BUILD=${FUZZ_BUILD:-$BUILD-fuzz}
+case $FUZZ_BUILD in /*) ;; *) FUZZ_BUILD=$PWD/$FUZZ_BUILD ;; esac
+FUZZ_TIME=${FUZZ_TIME:-10}
 WHAT=${1:-all}
 FILTER=${2:-}
 E2E_TIMEOUT=${E2E_TIMEOUT:-900}
@@ -20,7 +28,7 @@ failures=()
 
 run_unit() {
 	local bin=$1 name out rc ok notok plan
-	name=$(basename "$bin")
+	name=${2:-}$(basename "$bin")
 	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$bin" 2>&1)
 	rc=$?
 	ok=$(grep -c '^ok ' <<<"$out")
@@ -41,6 +49,37 @@ run_unit() {
 		echo "$out"
 	else
 		echo "unit  $name: $ok passed"
+	fi
+}
+
+# One harness, FUZZ_TIME seconds from its seed corpus.  New inputs go to a
+# temporary directory (the committed corpus is not touched); a crash, leak,
+# sanitizer report or timeout fails the test and its input is kept.
+run_fuzz() {
+	local bin=$1 name short work out rc args dirs
+	name=$(basename "$bin")
+	short=${name#fuzz_}
+	work=$(mktemp -d "/tmp/$name.XXXXXX")
+	mkdir "$work/new"
+	args=(-runs=-1 -max_total_time="$FUZZ_TIME" -timeout=25
+	      -rss_limit_mb=2048 -print_final_stats=1
+	      -artifact_prefix="$work/")
+	[ -f "tests/fuzz/$short.dict" ] && args+=(-dict="tests/fuzz/$short.dict")
+	dirs=("$work/new" "tests/fuzz/corpus/$short")
+	# Inputs that once crashed it (test_fuzz_regress.c has their tests).
+	[ -d "tests/fuzz/regress/$short" ] && dirs+=("tests/fuzz/regress/$short")
+	out=$(timeout --kill-after=10 $((FUZZ_TIME + 120)) \
+		"$bin" "${args[@]}" "${dirs[@]}" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "fuzz  $name: passed ($(sed -n 's/^stat::number_of_executed_units: *//p' <<<"$out") runs)"
+		rm -rf "$work"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		echo "--- $name FAILED (exit $rc); inputs kept in $work"
+		echo "$out" | grep -v '^#[0-9]' | tail -n 60
 	fi
 }
 
@@ -67,6 +106,30 @@ if [ "$WHAT" = all ] || [ "$WHAT" = unit ]; then
 		[ -x "$bin" ] || continue
 		[ -n "$FILTER" ] && [[ "$bin" != *"$FILTER"* ]] && continue
 		run_unit "$bin"
+	done
+fi
+
+if [ "$WHAT" = all ] || [ "$WHAT" = asan ]; then
+	if ! compgen -G "$ASAN_BUILD/tests/test_*" >/dev/null; then
+		echo "asan: no unit tests in $ASAN_BUILD (make unit-asan-build)"
+	fi
+	for bin in "$ASAN_BUILD"/tests/test_*; do
+		[ -x "$bin" ] || continue
+		[ -n "$FILTER" ] && [[ "$bin" != *"$FILTER"* ]] && continue
+		ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+		UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+			run_unit "$bin" asan/
+	done
+fi
+
+if [ "$WHAT" = all ] || [ "$WHAT" = fuzz ]; then
+	if ! compgen -G "$FUZZ_BUILD/fuzz_*" >/dev/null; then
+		echo "fuzz: no harnesses in $FUZZ_BUILD (make fuzz)"
+	fi
+	for bin in "$FUZZ_BUILD"/fuzz_*; do
+		[ -x "$bin" ] || continue
+		[ -n "$FILTER" ] && [[ "$bin" != *"$FILTER"* ]] && continue
+		run_fuzz "$bin"
 	done
 fi
 

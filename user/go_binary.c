@@ -403,6 +403,24 @@ static bool moduledata_at(const struct go_binary *bin, uint64_t at,
 	       !go_binary_read_u64(bin, at + 8, &w1) && w1 == pcln + fn_off;
 }
 
+/*
+ * Looks for moduledata in [addr, addr+size) at 8-byte alignment. Only a
+ * range the file holds is scanned: the size comes from a header, and a
+ * section claiming 2^63 bytes would otherwise be walked word by word.
+ */
+static uint64_t scan_range(const struct go_binary *bin, uint64_t addr,
+			   uint64_t size, uint64_t pcln, uint64_t fn_off)
+{
+	uint64_t o;
+
+	if (size < 16 || !go_binary_bytes(bin, addr, size))
+		return 0;
+	for (o = -addr & 7; o <= size - 16; o += 8)
+		if (moduledata_at(bin, addr + o, pcln, fn_off))
+			return addr + o;
+	return 0;
+}
+
 static uint64_t scan_moduledata(const struct go_binary *bin, uint64_t pcln,
 				uint64_t fn_off)
 {
@@ -420,10 +438,9 @@ static uint64_t scan_moduledata(const struct go_binary *bin, uint64_t pcln,
 
 			if (s->type != SHT_PROGBITS || !(s->flags & SHF_WRITE))
 				continue;
-			for (a = (s->addr + 7) & ~7ull; a + 16 <= s->addr + s->size;
-			     a += 8)
-				if (moduledata_at(bin, a, pcln, fn_off))
-					return a;
+			a = scan_range(bin, s->addr, s->size, pcln, fn_off);
+			if (a)
+				return a;
 		}
 		return 0;
 	}
@@ -432,10 +449,9 @@ static uint64_t scan_moduledata(const struct go_binary *bin, uint64_t pcln,
 
 		if (!(g->flags & PF_W))
 			continue;
-		for (a = (g->vaddr + 7) & ~7ull; a + 16 <= g->vaddr + g->filesz;
-		     a += 8)
-			if (moduledata_at(bin, a, pcln, fn_off))
-				return a;
+		a = scan_range(bin, g->vaddr, g->filesz, pcln, fn_off);
+		if (a)
+			return a;
 	}
 	return 0;
 }
@@ -460,7 +476,9 @@ static int load_pclntab(struct go_binary *bin, char *err, size_t errlen)
 			    "%s: pclntab at %#lx is not in the file",
 			    bin->path, (unsigned long)addr);
 	if (!go_pclntab_check_header(p, len)) {
-		uint32_t magic = p[0] | p[1] << 8 | p[2] << 16 |
+		/* A table shorter than its magic has none. */
+		uint32_t magic = len < 4 ? 0 :
+				 p[0] | p[1] << 8 | p[2] << 16 |
 				 (uint32_t)p[3] << 24;
 
 		/* A version that writes a table we read: the table is bad. */

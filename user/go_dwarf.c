@@ -126,7 +126,9 @@ static int build_index(struct go_dwarf *g)
 				return rc;
 		} while (dwarf_siblingof(&die, &die) == 0);
 	}
-	qsort(g->ents, g->nents, sizeof(*g->ents), cmp_ent);
+	/* No names at all leaves ents NULL, which qsort must not see. */
+	if (g->nents)
+		qsort(g->ents, g->nents, sizeof(*g->ents), cmp_ent);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "go_binary.h"
@@ -54,6 +55,14 @@ int go_layout_from_dwarf(const struct go_binary *bin, struct go_layout *out)
 
 		if (rc == -ENODATA || rc == -ENOMEM)
 			return rc;
+		/*
+		 * DWARF is read from the target's file: an offset or size
+		 * beyond int32 would turn into a negative one (or into the
+		 * GO_FIELD_* sentinels) here. No struct the tracer reads is
+		 * that large: such a member is not described.
+		 */
+		if (rc == 0 && (off > INT32_MAX || size > INT32_MAX))
+			rc = -ERANGE;
 		if (rc) {
 			f->off = bi->major == 1 && bi->minor < d->since ?
 				 GO_FIELD_ABSENT : GO_FIELD_UNKNOWN;

@@ -167,10 +167,14 @@ static int pcsp_end(const struct go_pclntab *t, uint32_t pcsp,
 		if (n < 0)
 			return -EINVAL;
 		p += n;
+		/*
+		 * Past the next function, or wrapping around: 1.16 entries
+		 * are 64-bit addresses the table chooses.
+		 */
+		if ((uint64_t)pcdelta * t->quantum > limit - pc)
+			return -EINVAL;
 		pc += (uint64_t)pcdelta * t->quantum;
 		first = false;
-		if (pc > limit)
-			return -EINVAL;
 	}
 	*end = pc;
 	return 0;

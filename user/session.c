@@ -38,8 +38,9 @@
  * The runtime's trace.minPageHeapAddr is mheap_.pages.inUse.ranges[0].base
  * (runtime/trace.go, traceAdvance).  Read it from the target (offsets from
  * DWARF or, stripped, the per-version table; mheap_ from DWARF, symbols or
- * the code); failing that, fall back to the lowest anonymous mapping in
- * the heap's usual range.
+ * the code).  When that fails the caller derives it from the first record
+ * (heap_base_from_record): the lowest anonymous mapping is no guide, a
+ * thread stack can be the lowest one above the heap's usual base.
  */
 static int read_min_page_heap_addr(struct session *s, uint64_t *out)
 {
@@ -57,12 +58,6 @@ static int read_min_page_heap_addr(struct session *s, uint64_t *out)
 	    target_read(&s->target, ranges[0] + (uint64_t)l.addr_range_base.off,
 			&base, sizeof(base)) == 0 &&
 	    base != 0) {
-		*out = base;
-		return 0;
-	}
-	/* Before Go 1.26 the first arena hint is 0xc000000000. */
-	if (target_lowest_anon_mapping(&s->target, 0xc000000000ull,
-				       0x800000000000ull, &base) == 0) {
 		*out = base;
 		return 0;
 	}
@@ -89,12 +84,7 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	s->info.page_size = GO_PAGE_SIZE;
 	s->info.min_heap_align = GO_MIN_HEAP_ALIGN;
 	s->info.fixed_stack = GO_FIXED_STACK;
-	rc = read_min_page_heap_addr(s, &s->info.min_page_heap_addr);
-	if (rc) {
-		snprintf(err, errlen, "cannot find the Go heap of PID %d",
-			 (int)t->pid);
-		return rc;
-	}
+	s->info_ready = read_min_page_heap_addr(s, &s->info.min_page_heap_addr) == 0;
 
 	rc = go_types_open(&s->types, bin, load_bias, target_read_cb,
 			   &s->target);
@@ -115,10 +105,16 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	so.name = name;
 	so.rotate_size = o->rotate_size;
 	so.keep_files = o->keep_files;
-	rc = trace_sink_open(&so, &s->sink);
-	if (rc)
-		snprintf(err, errlen, "cannot write to %s: %s", o->dir,
-			 strerror(-rc));
+	{
+		char why[256] = "";
+
+		so.err = why;
+		so.errlen = sizeof(why);
+		rc = trace_sink_open(&so, &s->sink);
+		if (rc)
+			snprintf(err, errlen, "cannot write to %s: %s", o->dir,
+				 why[0] ? why : strerror(-rc));
+	}
 	return rc;
 }
 
@@ -196,11 +192,22 @@ static uint64_t gen_type_id(struct session *s, const struct type_entry *e)
 				  s->names + e->name_off, e->name_len);
 }
 
+static int write_exists(struct session *s);
+
 /* Appends one event to the current generation, counting it per kind. */
 static int emit(struct session *s, uint64_t thread, enum tw_event ev,
 		uint64_t ts, uint64_t a, uint64_t b, uint64_t c)
 {
-	int rc = tw_gen_event(s->gen, thread, ev, ts, a, b, c);
+	int rc;
+
+	/* A rotated file's exists events go in just before its first event. */
+	if (s->exists_pending) {
+		s->exists_pending = false;
+		rc = write_exists(s);
+		if (rc)
+			return rc;
+	}
+	rc = tw_gen_event(s->gen, thread, ev, ts, a, b, c);
 
 	if (rc == 0 && ev >= TW_EV_FIRST && ev < TW_EV_FIRST + TW_EV_COUNT)
 		s->gen_events[ev - TW_EV_FIRST]++;
@@ -282,27 +289,38 @@ static int exists_stack(void *arg, uint64_t lo, uint64_t size)
 	return c->rc;
 }
 
-/*
- * Starts a generation.  When it will open a new file, it begins with what
- * the shadow heap holds, as traceSnapshotMemory begins a trace, so every
- * file can be read alone.
- */
-static int new_generation(struct session *s)
+/* What the shadow heap holds, as exists events at the generation's start. */
+static int write_exists(struct session *s)
 {
 	struct exists_ctx c = { s, s->last_ts, (uint64_t)s->target.pid, 0 };
 
-	s->gen = tw_gen_new(trace_sink_next_gen(s->sink), TRACE_FREQ_NS,
-			    &s->info, s->last_ts);
-	if (!s->gen)
-		return -ENOMEM;
-	if (!trace_sink_at_file_start(s->sink))
-		return 0;
 	shadow_heap_for_each_span(s->heap, exists_span, &c);
 	if (c.rc == 0)
 		shadow_heap_for_each_object(s->heap, exists_object, &c);
 	if (c.rc == 0)
 		shadow_heap_for_each_stack(s->heap, exists_stack, &c);
 	return c.rc;
+}
+
+/*
+ * Starts a generation.  When it will open a new file, it begins with what
+ * the shadow heap holds, as traceSnapshotMemory begins a trace, so every
+ * file can be read alone.  The first file gets them at once (a picture of
+ * the heap at attach, even if nothing happens after); a rotated file when
+ * its first event arrives, so no file holds nothing but a picture.
+ */
+static int new_generation(struct session *s, bool first)
+{
+	s->gen = tw_gen_new(trace_sink_next_gen(s->sink), TRACE_FREQ_NS,
+			    &s->info, s->last_ts);
+	if (!s->gen)
+		return -ENOMEM;
+	if (!trace_sink_at_file_start(s->sink))
+		return 0;
+	if (first)
+		return write_exists(s);
+	s->exists_pending = true;
+	return 0;
 }
 
 /* ---- seeding from the attach-time snapshot ---------------------------- */
@@ -333,12 +351,59 @@ int session_seed_stack(struct session *s, uint64_t lo, uint64_t hi)
 	return rc < 0 ? rc : 0;
 }
 
+void session_stop(struct session *s, uint64_t ts)
+{
+	s->stop_ts = ts;
+}
+
 int session_begin(struct session *s, uint64_t ts)
 {
 	s->start_ts = ts;
 	s->last_ts = ts;
 	s->started = true;
-	return new_generation(s);
+	return s->info_ready ? new_generation(s, true) : 0;
+}
+
+/*
+ * The heap base when the process could not tell us: the runtime's first
+ * heap range starts at a heap arena (64 MiB aligned, runtime/malloc.go
+ * heapArenaBytes) and the first span of a fresh process lies in it.  Only
+ * used for processes that were gone, or had no heap yet, when their
+ * session opened; IDs stay consistent within the files either way.
+ */
+#define GO_HEAP_ARENA_BYTES (64ull << 20)
+
+static uint64_t record_address(const void *data)
+{
+	const struct taf_rec_hdr *h = data;
+
+	switch (h->kind) {
+	case TAF_REC_HEAP_ALLOC: return ((const struct taf_rec_heap_alloc *)data)->addr;
+	case TAF_REC_SPAN_SWEEP: return ((const struct taf_rec_span_sweep *)data)->base;
+	case TAF_REC_SPAN_ALLOC: return ((const struct taf_rec_span_alloc *)data)->base;
+	case TAF_REC_SPAN_FREE:
+	case TAF_REC_STACK_FREE: return ((const struct taf_rec_addr *)data)->addr;
+	case TAF_REC_STACK_ALLOC: return ((const struct taf_rec_stack_alloc *)data)->lo;
+	default: return 0;
+	}
+}
+
+/* Makes sure the heap base is known and a generation is open. */
+static int ensure_generation(struct session *s, const void *rec)
+{
+	uint64_t addr;
+
+	if (s->gen)
+		return 0;
+	if (!s->info_ready &&
+	    read_min_page_heap_addr(s, &s->info.min_page_heap_addr) != 0) {
+		addr = record_address(rec);
+		if (!addr)
+			return -EAGAIN;
+		s->info.min_page_heap_addr = addr & ~(GO_HEAP_ARENA_BYTES - 1);
+	}
+	s->info_ready = true;
+	return new_generation(s, true);
 }
 
 /* ---- records ---------------------------------------------------------- */
@@ -463,6 +528,12 @@ int session_record(struct session *s, const void *data, size_t len)
 		s->counts.before_start++;
 		return 0;
 	}
+	if (s->stop_ts && h->ts > s->stop_ts) {
+		s->counts.after_stop++;
+		return 0;
+	}
+	if (!s->gen && ensure_generation(s, data) != 0)
+		return 0;
 	if (h->kind < TAF_REC_KIND_MAX)
 		s->counts.records[h->kind]++;
 
@@ -565,7 +636,7 @@ next:
 	memset(s->gen_events, 0, sizeof(s->gen_events));
 	tw_gen_free(s->gen);
 	s->gen = NULL;
-	if (new_generation(s) != 0 && rc == 0)
+	if (new_generation(s, false) != 0 && rc == 0)
 		rc = -ENOMEM;
 	return rc;
 }
@@ -581,9 +652,7 @@ void session_finish(struct session *s)
 	s->sink = NULL;
 	go_types_close(s->types);
 	s->types = NULL;
-	if (s->bin)
-		go_binary_close(s->bin);
-	s->bin = NULL;
+	s->bin = NULL;  /* borrowed */
 	if (s->heap)
 		shadow_heap_free(s->heap);
 	s->heap = NULL;

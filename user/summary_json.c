@@ -53,18 +53,21 @@ int summary_json_write(const char *dir, const struct session *s,
 {
 	const struct go_build_info *bi = go_binary_build_info(s->bin);
 	struct trace_sink_stats ss;
-	char path[4096], stamp[32];
+	char path[512], stamp[32];
 	time_t start = (time_t)s->started_realtime;
 	struct tm tm;
 	FILE *f;
 	int fd, k, rc = 0;
 
+	(void)dir;
+	errno = 0;
 	gmtime_r(&start, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	snprintf(path, sizeof(path), "%s/%s-%d-%s.summary.json", dir,
+	snprintf(path, sizeof(path), "%s-%d-%s.summary.json",
 		 s->target.comm, (int)s->target.pid, stamp);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		  0640);
+	/* Through the sink's directory: the same checked directory as the traces. */
+	fd = openat(trace_sink_dirfd(s->sink), path,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
 	if (fd < 0)
 		return -errno;
 	f = fdopen(fd, "w");
@@ -119,10 +122,10 @@ int summary_json_write(const char *dir, const struct session *s,
 	fprintf(f, "\n}\n");
 
 	if (fflush(f) != 0 || ferror(f))
-		rc = -EIO;
+		rc = errno ? -errno : -EIO;
 	if (fclose(f) != 0 && rc == 0)
 		rc = -errno;
 	if (rc)
-		unlink(path);
+		unlinkat(trace_sink_dirfd(s->sink), path, 0);
 	return rc;
 }

@@ -113,6 +113,21 @@ int target_open(pid_t pid, struct target *t, char *err, size_t errlen)
 	return 0;
 }
 
+void target_init_gone(struct target *t, pid_t pid, const char *comm,
+		      uint64_t exe_dev, uint64_t exe_ino)
+{
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->mem_fd = -1;
+	t->pidfd = -1;
+	t->gone = true;
+	t->exe_dev = exe_dev;
+	t->exe_ino = exe_ino;
+	snprintf(t->exe_path, sizeof(t->exe_path), "/proc/%d/exe", (int)pid);
+	snprintf(t->comm, sizeof(t->comm), "%.15s", comm && *comm ? comm : "pid");
+	sanitize_name(t->comm);
+}
+
 void target_close(struct target *t)
 {
 	if (t->mem_fd >= 0)
@@ -125,6 +140,8 @@ void target_close(struct target *t)
 
 bool target_alive(const struct target *t)
 {
+	if (t->gone)
+		return false;
 	if (t->pidfd >= 0) {
 		struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
 
@@ -138,6 +155,8 @@ int target_read(const struct target *t, uint64_t addr, void *buf, size_t len)
 {
 	size_t done = 0;
 
+	if (t->mem_fd < 0)
+		return -ESRCH;
 	while (done < len) {
 		ssize_t n = pread(t->mem_fd, (char *)buf + done, len - done,
 				  (off_t)(addr + done));

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@
 
 /* Names already taken (a planted file, a clock step) are skipped. */
 #define CREATE_ATTEMPTS 100
+/* Of the base name: the file name adds 30 bytes, NAME_MAX is 255. */
+#define NAME_KEEP 200
 
 struct trace_sink {
 	int dirfd;
@@ -41,37 +44,176 @@ struct trace_sink {
 	struct trace_sink_stats st;
 };
 
+static int refuse(const struct trace_sink_opts *o, int code,
+		  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int refuse(const struct trace_sink_opts *o, int code,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->err && o->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(o->err, o->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+/*
+ * Output directory policy. The tracer runs as root; the directory is the
+ * user's choice (-o), but no other user may choose where root's files land
+ * or change them behind its back:
+ *
+ *  - The last component of the path may be a symbolic link only if root,
+ *    this process's user, or the owner of the directory holding the link
+ *    owns the link (fs.protected_symlinks' rule, applied whatever the
+ *    sysctl says and outside sticky directories too): a link another user
+ *    planted in /tmp or in a shared directory could send the files to
+ *    /etc. Components before it are followed as the user wrote them.
+ *  - The directory opened must not be writable by every user unless it is
+ *    sticky (like /tmp): without the sticky bit anyone can rename, remove
+ *    or replace the files between two writes, and rotation would then
+ *    delete what they put there. A group-writable directory is trusted to
+ *    its group, and one owned by another user to that user.
+ *  - The path is checked and opened through the parent's descriptor, and
+ *    the entry must still be the one checked after the open (-EAGAIN
+ *    otherwise). From then on everything is created through the
+ *    directory's descriptor with O_CREAT | O_EXCL | O_NOFOLLOW, mode 0640:
+ *    a name planted in the directory is never opened, and names are made
+ *    of [A-Za-z0-9._+-] only and never start with '.' (clean_name), so no
+ *    file is ever created outside the directory.
+ */
+static int open_output_dir(const struct trace_sink_opts *o)
+{
+	const char *parent = ".", *base;
+	struct stat lst, now, pst, st;
+	char *path = strdup(o->dir), *slash;
+	int pfd = -1, fd = -1, rc = 0;
+	size_t n;
+
+	if (!path)
+		return -ENOMEM;
+	n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	slash = strrchr(path, '/');
+	base = path;
+	if (slash == path) {
+		parent = "/";
+		base = slash[1] ? slash + 1 : ".";
+	} else if (slash) {
+		*slash = '\0';
+		parent = path;
+		base = slash + 1;
+	}
+	pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0 || fstatat(pfd, base, &lst, AT_SYMLINK_NOFOLLOW) < 0) {
+		rc = refuse(o, -errno, "%s: %s", o->dir, strerror(errno));
+		goto out;
+	}
+	if (S_ISLNK(lst.st_mode)) {
+		if (fstat(pfd, &pst) < 0) {
+			rc = refuse(o, -errno, "%s: %s", o->dir,
+				    strerror(errno));
+			goto out;
+		}
+		if (lst.st_uid != 0 && lst.st_uid != geteuid() &&
+		    lst.st_uid != pst.st_uid) {
+			rc = refuse(o, -ELOOP,
+				    "%s is a symbolic link owned by another user (uid %u); give the directory it points to",
+				    o->dir, (unsigned)lst.st_uid);
+			goto out;
+		}
+	}
+	fd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		rc = refuse(o, -errno, "%s: %s", o->dir, strerror(errno));
+		goto out;
+	}
+	/* What was checked is what was opened: the same link, or dir. */
+	if (fstatat(pfd, base, &now, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    now.st_dev != lst.st_dev || now.st_ino != lst.st_ino ||
+	    (!S_ISLNK(lst.st_mode) &&
+	     (st.st_dev != lst.st_dev || st.st_ino != lst.st_ino))) {
+		rc = refuse(o, -EAGAIN, "%s changed while it was being opened",
+			    o->dir);
+		goto out;
+	}
+	if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+		rc = refuse(o, -EPERM,
+			    "%s is writable by every user and not sticky (mode %04o): other users could replace the trace files; use another directory or chmod o-w",
+			    o->dir, (unsigned)(st.st_mode & 07777));
+		goto out;
+	}
+out:
+	if (pfd >= 0)
+		close(pfd);
+	if (rc && fd >= 0)
+		close(fd);
+	free(path);
+	return rc ? rc : fd;
+}
+
+/* The base name as it goes into file names: see trace_sink_opts.name. */
+static char *clean_name(const char *name)
+{
+	size_t n = strlen(name), i;
+	char *s;
+
+	if (n > NAME_KEEP)
+		n = NAME_KEEP;
+	s = strndup(name, n);
+	for (i = 0; s && i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-' || c == '+') ||
+		    (i == 0 && c == '.'))
+			s[i] = '_';
+	}
+	return s;
+}
+
 int trace_sink_open(const struct trace_sink_opts *o, struct trace_sink **out)
 {
 	struct trace_sink *s;
-	int err;
+	int fd;
 
 	*out = NULL;
-	if (!o || !o->dir || !o->name || !*o->name || strchr(o->name, '/'))
+	if (!o || !o->dir || !*o->dir || !o->name || !*o->name)
 		return -EINVAL;
+	if (o->err && o->errlen)
+		o->err[0] = '\0';
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->fd = -1;
-	s->dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (s->dirfd < 0) {
-		err = -errno;
+	fd = open_output_dir(o);
+	if (fd < 0) {
 		free(s);
-		return err;
+		return fd;
 	}
+	s->dirfd = fd;
 	s->dir = strdup(o->dir);
-	s->name = strdup(o->name);
+	s->name = clean_name(o->name);
 	if (!s->dir || !s->name) {
 		close(s->dirfd);
 		free(s->dir);
 		free(s->name);
 		free(s);
-		return -ENOMEM;
+		return refuse(o, -ENOMEM, "out of memory");
 	}
 	s->rotate_size = o->rotate_size;
 	s->keep_files = o->keep_files;
 	*out = s;
 	return 0;
+}
+
+int trace_sink_dirfd(const struct trace_sink *s)
+{
+	return s->dirfd;
 }
 
 bool trace_sink_at_file_start(const struct trace_sink *s)

@@ -491,7 +491,10 @@ static uint8_t *put_type_batches(uint8_t *p, const struct tw_gen *g,
 			p = put_uvarint(p, ty->size);
 			p = put_uvarint(p, ty->ptr_bytes);
 			p = put_uvarint(p, ty->name_len);
-			memcpy(p, g->names + ty->name_off, ty->name_len);
+			/* names is NULL while every name so far is empty. */
+			if (ty->name_len)
+				memcpy(p, g->names + ty->name_off,
+				       ty->name_len);
 			p += ty->name_len;
 		}
 	}

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,7 +35,8 @@
 #include "trace_sink.h"
 #include "u64_map.h"
 
-/* Newest Go whose runtime we know; newer ones are tried with a warning. */
+/* Oldest Go whose runtime we know; newer ones are tried with a warning. */
+#define GO_MIN_MINOR 21
 #define GO_MAX_KNOWN_MINOR 27
 
 /* An executable the probes are attached to (or that was refused). */
@@ -43,6 +45,17 @@ struct bin_entry {
 	bool go;              /* a Go program we can trace */
 	bool attached;
 	size_t probes;
+	struct go_binary *bin;  /* kept open: sessions borrow it */
+	char path[4096];        /* where it was found, for --include */
+};
+
+/*
+ * What an exec record tells about a process: enough to trace it from its
+ * records even when it has exited before we get to open it.
+ */
+struct exec_info {
+	uint64_t dev, ino;    /* st_dev encoding */
+	char comm[16];
 };
 
 struct tracer {
@@ -58,11 +71,17 @@ struct tracer {
 	struct u64_map ignored;       /* PIDs not to look at again */
 
 	pid_t child;                  /* -- CMD */
+	struct exec_info child_exec;  /* its exec, once seen */
 	bool child_done;
 	int child_status;
 
+	uint64_t poll_started;        /* when the current poll began */
+	bool yield_poll;              /* ask ring_buffer__poll to return */
+	bool draining;                /* consume everything, no yielding */
+	unsigned since_clock_check;
 	struct session_counts done;   /* sums over finished sessions */
 	uint64_t done_bytes, done_files;
+	bool write_failed;            /* some session could not write */
 	unsigned processes_seen;
 	bool stop;
 };
@@ -278,7 +297,8 @@ static int find_load_bias(const struct go_binary *bin, const struct target *tg,
  * -errno when the process is not one we can trace.
  */
 static int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
-			bool snapshot, char *err, size_t errlen)
+			bool snapshot, const struct exec_info *ei, char *err,
+			size_t errlen)
 {
 	struct session_opts so = {
 		.dir = t->opt->output_dir,
@@ -289,7 +309,7 @@ static int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	struct target tg;
 	struct bin_entry *be;
 	struct session *s;
-	uint64_t bias;
+	uint64_t bias = 0;
 	char berr[256];
 	int rc;
 
@@ -300,8 +320,17 @@ static int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		return rc;
 	}
 	rc = target_open(pid, &tg, err, errlen);
-	if (rc)
-		return rc;
+	if (rc) {
+		/*
+		 * Gone already (a short-lived process): its records are in
+		 * the ring buffer, and its executable is known from the exec.
+		 */
+		be = ei ? bin_find(t, ei->dev, ei->ino) : NULL;
+		if (!be || !be->go || !be->attached)
+			return rc;
+		target_init_gone(&tg, pid, ei->comm, ei->dev, ei->ino);
+		snapshot = false;
+	}
 	be = bin_find(t, tg.exe_dev, tg.exe_ino);
 	if (be && !be->go) {
 		snprintf(err, errlen, "PID %d (%s) is not a Go program", (int)pid,
@@ -309,34 +338,38 @@ static int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		target_close(&tg);
 		return -ENOEXEC;
 	}
-	rc = go_binary_open(tg.exe_path, &bin, berr, sizeof(berr));
-	if (rc == 0)
-		rc = check_version(bin, berr, sizeof(berr));
-	if (rc) {
-		snprintf(err, errlen, "PID %d (%s) is not a Go program we can trace: %s",
-			 (int)pid, tg.comm, berr);
-		if (!be)
-			be = bin_add(t, tg.exe_dev, tg.exe_ino);
-		if (be)
-			be->go = false;
-		go_binary_close(bin);
-		target_close(&tg);
-		return rc;
-	}
-	rc = find_load_bias(bin, &tg, &bias);
-	if (rc) {
-		snprintf(err, errlen, "cannot find where %s is loaded in PID %d",
-			 tg.exe_path, (int)pid);
-		goto fail;
-	}
 	if (!be) {
+		rc = go_binary_open(tg.exe_path, &bin, berr, sizeof(berr));
+		if (rc == 0)
+			rc = check_version(bin, berr, sizeof(berr));
 		be = bin_add(t, tg.exe_dev, tg.exe_ino);
+		if (rc) {
+			snprintf(err, errlen, "PID %d (%s) is not a Go program we can trace: %s",
+				 (int)pid, tg.comm, berr);
+			go_binary_close(bin);
+			target_close(&tg);
+			return rc;
+		}
 		if (!be) {
-			rc = -ENOMEM;
+			go_binary_close(bin);
+			target_close(&tg);
 			snprintf(err, errlen, "out of memory");
-			goto fail;
+			return -ENOMEM;
 		}
 		be->go = true;
+		be->bin = bin;
+		if (readlink(tg.exe_path, be->path, sizeof(be->path) - 1) < 0)
+			be->path[0] = '\0';
+	}
+	bin = be->bin;
+	if (!tg.gone) {
+		rc = find_load_bias(bin, &tg, &bias);
+		if (rc) {
+			snprintf(err, errlen, "cannot find where %s is loaded in PID %d",
+				 tg.exe_path, (int)pid);
+			target_close(&tg);
+			return rc;
+		}
 	}
 	if (!be->attached) {
 		snapshot = true;
@@ -346,16 +379,17 @@ static int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 			snprintf(err, errlen, "PID %d (%s): %s", (int)pid,
 				 tg.comm, berr);
 			be->go = false;
-			goto fail;
+			target_close(&tg);
+			return rc;
 		}
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
-		rc = -ENOMEM;
+		target_close(&tg);
 		snprintf(err, errlen, "out of memory");
-		goto fail;
+		return -ENOMEM;
 	}
-	/* The session owns target and binary from here on. */
+	/* The session owns the target from here on, and borrows bin. */
 	rc = session_start(s, &tg, bin, bias, &so, err, errlen);
 	if (rc == 0)
 		rc = add_session(t, s);
@@ -370,10 +404,6 @@ static int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	else
 		session_begin(s, 0);
 	return 0;
-fail:
-	go_binary_close(bin);
-	target_close(&tg);
-	return rc;
 }
 
 static void add_counts(struct session_counts *a, const struct session_counts *b)
@@ -410,10 +440,12 @@ static void report_session(const struct session *s)
 		say("PID %d: %llu events not written: %s", (int)s->target.pid,
 		    (unsigned long long)s->counts.lost_on_write,
 		    strerror(-s->sink_error));
-	if (ss.files_written)
-		say("PID %d: %llu events in %llu files, last %s",
+	if (ss.files_written) {
+		say("PID %d: %llu events in %llu files",
 		    (int)s->target.pid, (unsigned long long)s->counts.events,
-		    (unsigned long long)ss.files_written, ss.current_path);
+		    (unsigned long long)ss.files_written);
+		say("last file %s", ss.current_path);
+	}
 }
 
 /*
@@ -428,6 +460,8 @@ static void close_session(struct tracer *t, size_t i, const char *reason)
 	int rc;
 
 	session_cut(s);
+	if (s->sink_failed)
+		t->write_failed = true;
 	report_session(s);
 	probes_read_stats(&t->probes, st);
 	rc = summary_json_write(t->opt->output_dir, s, st, reason);
@@ -450,9 +484,10 @@ static void ignore_pid(struct tracer *t, pid_t pid)
 	u64_map_put(&t->ignored, (uint64_t)pid, 1);
 }
 
-static bool selected(struct tracer *t, pid_t pid)
+static bool selected(struct tracer *t, pid_t pid, const struct exec_info *ei)
 {
 	char comm_path[64], comm[32] = "", exe[4096] = "";
+	struct bin_entry *be;
 	ssize_t n;
 	FILE *f;
 
@@ -466,17 +501,22 @@ static bool selected(struct tracer *t, pid_t pid)
 	snprintf(comm_path, sizeof(comm_path), "/proc/%d/exe", (int)pid);
 	n = readlink(comm_path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
+	/* Gone already: what the exec record said. */
+	if (ei && !comm[0])
+		snprintf(comm, sizeof(comm), "%.15s", ei->comm);
+	if (ei && !exe[0] && (be = bin_find(t, ei->dev, ei->ino)) != NULL)
+		snprintf(exe, sizeof(exe), "%s", be->path);
 	return cli_process_selected(t->opt, pid, comm, exe);
 }
 
 /* --all: a process we have not seen sends its first record or exec'd. */
-static void discover(struct tracer *t, pid_t pid, bool at_exec)
+static void discover(struct tracer *t, pid_t pid, const struct exec_info *ei)
 {
 	char err[512];
 
 	if (pid == getpid() || u64_map_get(&t->ignored, (uint64_t)pid, NULL))
 		return;
-	if (!selected(t, pid)) {
+	if (!selected(t, pid, ei)) {
 		ignore_pid(t, pid);
 		return;
 	}
@@ -486,7 +526,7 @@ static void discover(struct tracer *t, pid_t pid, bool at_exec)
 		ignore_pid(t, pid);
 		return;
 	}
-	if (open_session(t, pid, -1, !at_exec, err, sizeof(err)) != 0) {
+	if (open_session(t, pid, -1, ei == NULL, ei, err, sizeof(err)) != 0) {
 		if (t->opt->verbose >= 2)
 			say("%s", err);
 		ignore_pid(t, pid);
@@ -494,6 +534,17 @@ static void discover(struct tracer *t, pid_t pid, bool at_exec)
 	}
 	say("tracing PID %d (%s, %s)", (int)pid, t->sess[t->nsess - 1]->target.comm,
 	    go_binary_build_info(t->sess[t->nsess - 1]->bin)->version);
+}
+
+static int on_record(void *ctx, void *data, size_t len);
+
+/* Processes every record queued now. */
+static void drain(struct tracer *t)
+{
+	t->draining = true;
+	t->yield_poll = false;
+	ring_buffer__consume(t->rb);
+	t->draining = false;
 }
 
 static int on_record(void *ctx, void *data, size_t len)
@@ -505,6 +556,16 @@ static int on_record(void *ctx, void *data, size_t len)
 
 	if (len < sizeof(*h))
 		return 0;
+	/*
+	 * ring_buffer__poll drains for as long as producers keep up: hand
+	 * control back every 50 ms so generations are cut, exits noticed
+	 * and signals obeyed (the record itself is consumed already).
+	 */
+	if (!t->draining && ++t->since_clock_check >= 256) {
+		t->since_clock_check = 0;
+		if (now_ns() - t->poll_started > 50000000ull)
+			t->yield_poll = true;
+	}
 	s = find_session(t, (pid_t)h->pid);
 	if (h->kind == TAF_REC_EXEC) {
 		/* A new image: whatever we traced under this PID is over. */
@@ -521,18 +582,32 @@ static int on_record(void *ctx, void *data, size_t len)
 			}
 		}
 		u64_map_del(&t->ignored, h->pid);
-		if (t->opt->all)
-			discover(t, (pid_t)h->pid, true);
+		if (len >= sizeof(struct taf_rec_exec)) {
+			const struct taf_rec_exec *r = data;
+			struct exec_info ei;
+
+			/* Kernel dev_t (major << 20 | minor) to st_dev. */
+			ei.dev = makedev((unsigned)(r->dev >> 20),
+					 (unsigned)(r->dev & 0xfffff));
+			ei.ino = r->ino;
+			memcpy(ei.comm, r->comm, sizeof(ei.comm));
+			ei.comm[sizeof(ei.comm) - 1] = '\0';
+			if (t->opt->all)
+				discover(t, (pid_t)h->pid, &ei);
+			else if (t->child && (pid_t)h->pid == t->child)
+				t->child_exec = ei;
+		}
 		return 0;
 	}
 	if (!s) {
 		if (t->opt->all) {
-			discover(t, (pid_t)h->pid, false);
+			discover(t, (pid_t)h->pid, NULL);
 		} else if (t->child && (pid_t)h->pid == t->child &&
 			   !u64_map_get(&t->ignored, h->pid, NULL)) {
 			/* -- CMD: the program's first record; its heap was empty. */
-			if (open_session(t, t->child, t->child, false, err,
-					 sizeof(err)) != 0) {
+			if (open_session(t, t->child, t->child, false,
+					 t->child_exec.ino ? &t->child_exec : NULL,
+					 err, sizeof(err)) != 0) {
 				say("%s", err);
 				ignore_pid(t, t->child);
 			}
@@ -542,7 +617,7 @@ static int on_record(void *ctx, void *data, size_t len)
 			return 0;
 	}
 	session_record(s, data, len);
-	return 0;
+	return t->yield_poll ? -ECANCELED : 0;
 }
 
 /* ---- modes ------------------------------------------------------------ */
@@ -552,7 +627,8 @@ static int start_pid(struct tracer *t)
 	char err[512];
 	int rc;
 
-	rc = open_session(t, t->opt->pid, t->opt->pid, true, err, sizeof(err));
+	rc = open_session(t, t->opt->pid, t->opt->pid, true, NULL, err,
+			  sizeof(err));
 	if (rc) {
 		say("%s", err);
 		return rc;
@@ -583,7 +659,7 @@ static int start_all(struct tracer *t)
 		pid_t pid = (pid_t)atoi(de->d_name);
 
 		if (pid > 0)
-			discover(t, pid, false);
+			discover(t, pid, NULL);
 	}
 	closedir(d);
 	{
@@ -682,9 +758,12 @@ static int start_cmd(struct tracer *t)
 		snprintf(err, sizeof(err), "out of memory");
 	} else {
 		be->go = true;
+		be->bin = bin;
+		snprintf(be->path, sizeof(be->path), "%s", path);
 		rc = attach_binary(t, be, bin, path, t->child, err, sizeof(err));
 	}
-	go_binary_close(bin);
+	if (!be)
+		go_binary_close(bin);
 	if (rc) {
 		say("%s", err);
 		close(gate[1]);
@@ -750,12 +829,12 @@ static void print_drops(struct tracer *t)
 {
 	static const char *const kind_names[TAF_REC_KIND_MAX] = {
 		[TAF_REC_HEAP_ALLOC] = "HeapObjectAlloc",
-		[TAF_REC_SPAN_SWEEP] = "sweep (HeapObjectFree)",
+		[TAF_REC_SPAN_SWEEP] = "SpanSweep",
 		[TAF_REC_SPAN_ALLOC] = "SpanAlloc",
 		[TAF_REC_SPAN_FREE] = "SpanFree",
 		[TAF_REC_STACK_ALLOC] = "GoroutineStackAlloc",
 		[TAF_REC_STACK_FREE] = "GoroutineStackFree",
-		[TAF_REC_EXEC] = "exec",
+		[TAF_REC_EXEC] = "Exec",
 	};
 	uint64_t st[TAF_STAT_MAX];
 	int k;
@@ -768,10 +847,17 @@ static void print_drops(struct tracer *t)
 			    kind_names[k] ? kind_names[k] : "?");
 }
 
+static bool session_over(const struct tracer *t, const struct session *s)
+{
+	return !target_alive(&s->target) ||
+	       (t->child_done && s->target.pid == t->child);
+}
+
 /* Finishes sessions whose process is gone; reaps the -- CMD child. */
 static void check_exits(struct tracer *t)
 {
-	size_t i = 0;
+	bool any = false;
+	size_t i;
 
 	if (t->child && !t->child_done) {
 		int status;
@@ -782,18 +868,21 @@ static void check_exits(struct tracer *t)
 					  WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 		}
 	}
+	for (i = 0; i < t->nsess && !any; i++)
+		any = session_over(t, t->sess[i]);
+	if (any || t->child_done) {
+		/* What the processes sent before they went belongs to them. */
+		drain(t);
+	}
+	i = 0;
 	while (i < t->nsess) {
 		struct session *s = t->sess[i];
 
-		if (target_alive(&s->target) &&
-		    !(t->child_done && s->target.pid == t->child)) {
+		if (!session_over(t, s)) {
 			i++;
 			continue;
 		}
-		/* Drain what the process sent before it went. */
-		ring_buffer__consume(t->rb);
-		if (t->opt->all || t->opt->verbose)
-			say("PID %d exited", (int)s->target.pid);
+		say("PID %d exited", (int)s->target.pid);
 		close_session(t, i, "exit");
 		if (!t->opt->all)
 			t->stop = true;
@@ -812,9 +901,12 @@ static void run_loop(struct tracer *t)
 	next_progress = start + 1000000000ull;
 	while (!t->stop) {
 		uint64_t now;
-		int rc = ring_buffer__poll(t->rb, 100);
+		int rc;
 
-		if (rc < 0 && rc != -EINTR) {
+		t->poll_started = now_ns();
+		t->yield_poll = false;
+		rc = ring_buffer__poll(t->rb, 100);
+		if (rc < 0 && rc != -EINTR && rc != -ECANCELED) {
 			say("reading the ring buffer failed: %s", strerror(-rc));
 			break;
 		}
@@ -830,8 +922,25 @@ static void run_loop(struct tracer *t)
 		}
 		now = now_ns();
 		if (now >= next_cut) {
-			for (i = 0; i < t->nsess; i++)
-				session_cut(t->sess[i]);
+			for (i = 0; i < t->nsess; i++) {
+				struct session *s = t->sess[i];
+				bool was = s->sink_failed;
+
+				session_cut(s);
+				if (s->sink_failed && !was) {
+					/*
+					 * Nothing more can be kept: say so now, and
+					 * stop making the target pay for probes.
+					 */
+					say("PID %d: cannot write trace files: %s; %s",
+					    (int)s->target.pid,
+					    strerror(-s->sink_error),
+					    t->opt->all ? "its later events are counted as lost" :
+					    "stopping (files written so far are valid)");
+					if (!t->opt->all)
+						t->stop = true;
+				}
+			}
 			next_cut = now + t->opt->gen_period_ns;
 		}
 		if (t->opt->verbose && now >= next_progress) {
@@ -872,6 +981,7 @@ int tracer_run(const struct taf_options *opt)
 		say("%s", err);
 		return 1;
 	}
+	probes_enable(&t.probes, true);
 	t.rb = ring_buffer__new(probes_ringbuf_fd(&t.probes), on_record, &t, NULL);
 	if (!t.rb) {
 		say("cannot open the BPF ring buffer: %s", strerror(errno));
@@ -892,9 +1002,22 @@ int tracer_run(const struct taf_options *opt)
 	run_loop(&t);
 
 out:
-	/* Detach first so nothing new arrives, then drain what is queued. */
+	/*
+	 * Stop recording, then detach (slow: one RCU grace period per uprobe
+	 * link), then drain what was queued before the stop.  Records stamped
+	 * after the stop would come from a half-detached set of probes.
+	 */
+	probes_enable(&t.probes, false);
+	{
+		uint64_t stop = now_ns();
+		size_t i;
+
+		for (i = 0; i < t.nsess; i++)
+			session_stop(t.sess[i], stop);
+	}
+	drain(&t);
 	probes_detach(&t.probes);
-	ring_buffer__consume(t.rb);
+	drain(&t);
 	while (t.nsess) {
 		if (t.sess[t.nsess - 1]->sink_failed)
 			failed = true;
@@ -903,11 +1026,20 @@ out:
 	}
 	if (!failed || t.processes_seen) {
 		print_progress(&t, "done: ");
+		if (t.done.tiny_merged)
+			say("%llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
+			    (unsigned long long)t.done.tiny_merged);
 		print_drops(&t);
 	}
 	ring_buffer__free(t.rb);
 	probes_destroy(&t.probes);
 	free(t.sess);
+	{
+		size_t i;
+
+		for (i = 0; i < t.nbins; i++)
+			go_binary_close(t.bins[i].bin);
+	}
 	free(t.bins);
 	u64_map_free(&t.ignored);
 
@@ -924,7 +1056,7 @@ out:
 		}
 		return t.child_status;
 	}
-	if (failed)
+	if (failed || t.write_failed)
 		code = 1;
 	return code;
 }

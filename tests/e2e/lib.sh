@@ -89,3 +89,116 @@ wait_exit() {
 kv() {
 	awk -v k="$2" '{ v = $NF; $NF = ""; sub(/ +$/, ""); if ($0 == k) { print v; exit } }' "$1"
 }
+
+# ---- helpers for the tests that trace fullwork (added; nothing above uses them)
+
+# within A B PCT [SLACK]: true iff |A - B| <= PCT percent of |B| (or <= SLACK)
+within() {
+	awk -v a="$1" -v b="$2" -v p="$3" -v s="${4:-0}" 'BEGIN {
+		d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b
+		exit !(d <= m * p / 100 || d <= s)
+	}'
+}
+
+# pct A B -> (A - B) / B in percent, "+1.23"
+pct() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print (a == 0 ? "+0.00" : "inf"); else printf "%+.2f\n", (a - b) / b * 100 }'
+}
+
+# check_files OUTDIR FILE... : every FILE must be valid with tracecheck
+# built by Go 1.23 and Go 1.27 (in TC123, TC127; set by the caller).  Keeps
+# `tracecheck -replay` outputs in OUTDIR/<file>.tc123 and .tc127.
+check_files() {
+	local dir=$1 f tc v
+	shift
+	mkdir -p "$dir"
+	for f in "$@"; do
+		for v in 123 127; do
+			[ $v = 123 ] && tc=$TC123 || tc=$TC127
+			"$tc" -replay "$f" >"$dir/$(basename "$f").tc$v" 2>&1
+			[ "$(kv "$dir/$(basename "$f").tc$v" valid)" = 1 ] ||
+				fail "tracecheck-go1.$v rejects $(basename "$f") ($(stat -c %s "$f") bytes): $(grep -m1 -E '^error|^panic|tracecheck' "$dir/$(basename "$f").tc$v")"
+		done
+	done
+}
+
+# replay_check TCOUT PCT: in one file's `tracecheck -replay` output, for each
+# ID family, alloc_of_live + free_of_unknown must be below PCT percent of the
+# family's events (allocs + frees).  Prints "family bad/events" per family.
+replay_check() {
+	local out=$1 p=$2 fam ev bad res=""
+	for fam in heap span stack; do
+		ev=$(($(kv "$out" "replay $fam allocs") + $(kv "$out" "replay $fam frees")))
+		bad=$(($(kv "$out" "replay $fam alloc_of_live") + $(kv "$out" "replay $fam free_of_unknown")))
+		res="$res $fam $bad/$ev"
+		awk -v b="$bad" -v e="$ev" -v p="$p" 'BEGIN { exit !(b == 0 || b * 100 < e * p) }' ||
+			{ echo "$res"; return 1; }
+	done
+	echo "$res"
+}
+
+# last_gen_offset FILE -> "OFFSET GENS COMPLETE": walks the batches of a Go
+# trace file ("go 1.2x trace" format: 16-byte header, then event batches
+# (byte 1) and experimental batches (byte 49), each [gen, M, ts, size] and
+# size bytes).  OFFSET is where the batches of the file's last generation
+# begin, GENS the number of generations seen, COMPLETE 1 iff the file ends
+# exactly at a batch boundary.  `head -c OFFSET FILE` keeps the whole
+# generations before the last one: for a file cut inside a write.
+last_gen_offset() {
+	od -An -v -tu1 "$1" | awk '
+	{ for (i = 1; i <= NF; i++) b[n++] = $i }
+	function uv(   v, m, x) { v = 0; m = 1
+		while (p < n) { x = b[p++]; v += (x % 128) * m; m *= 128; if (x < 128) return v }
+		bad = 1; return v }
+	END {
+		p = 16; last = -1; gens = 0; off = 16; bad = 0
+		while (p < n && !bad) {
+			start = p; t = b[p++]
+			if (t == 49) p++
+			else if (t != 1) { bad = 1; break }
+			g = uv(); uv(); uv(); sz = uv()
+			if (bad || p + sz > n) { bad = 1; break }
+			p += sz
+			if (g != last) { if (g > last) { gens++; off = start }; last = g }
+		}
+		print off, gens, (bad ? 0 : 1)
+	}'
+}
+
+# ---- helpers for the multi-process tests (--all, -- CMD; added; nothing above uses them)
+
+# node_check FILE... : every FILE must be valid with Go 1.23's and Go 1.27's
+# tracecheck (TC123, TC127; set by the caller) and name main.Node with size
+# 56 where it has any.  Prints "C123 C127 BAD": the main.Node allocations
+# summed over the files by each parser, and BAD, the heap alloc_of_live +
+# free_of_unknown of Go 1.27's replay.  On a rejected file prints the reason
+# instead and returns 1.  No FILE: "0 0 0".
+node_check() {
+	local f tc out line c bad=0 res=""
+	for tc in "$TC123" "$TC127"; do
+		c=0
+		for f in "$@"; do
+			out=$("$tc" -replay "$f" 2>&1)
+			[ "$(kv <(printf '%s\n' "$out") valid)" = 1 ] || {
+				echo "$(basename "$tc") rejects $(basename "$f") ($(stat -c %s "$f") bytes): $(grep -m1 -E '^error|^panic|tracecheck' <<<"$out")"
+				return 1
+			}
+			line=$(awk '$1 == "type" && $2 == "main.Node" && $4 == "allocs" { print $3, $5; exit }' <<<"$out")
+			if [ -n "$line" ]; then
+				[ "${line% *}" = 56 ] || { echo "$(basename "$f"): main.Node has size ${line% *}, want 56"; return 1; }
+				c=$((c + ${line#* }))
+			fi
+			if [ "$tc" = "$TC127" ]; then
+				bad=$((bad + $(kv <(printf '%s\n' "$out") "replay heap alloc_of_live") +
+					$(kv <(printf '%s\n' "$out") "replay heap free_of_unknown")))
+			fi
+		done
+		res="$res $c"
+	done
+	echo "${res# } $bad"
+}
+
+# enough COUNT N PERMILLE: true iff N*PERMILLE/1000 <= COUNT <= N
+enough() {
+	[ $(($1 * 1000)) -ge $(($2 * $3)) ] && [ "$1" -le "$2" ]
+}

@@ -376,10 +376,212 @@ static void test_sink_rejects_bad_options(void **state)
 	assert_int_equal(trace_sink_open(&o, &s), -ENOENT);
 	assert_null(s);
 	o.dir = "/tmp";
-	o.name = "a/b";
-	assert_int_equal(trace_sink_open(&o, &s), -EINVAL);
 	o.name = "";
 	assert_int_equal(trace_sink_open(&o, &s), -EINVAL);
+	o.dir = "";
+	o.name = "p";
+	assert_int_equal(trace_sink_open(&o, &s), -EINVAL);
+}
+
+/* Opens a sink on dir named "prog-123"; returns trace_sink_open's result. */
+static int try_open(const char *dir, char *err, size_t errlen,
+		    struct trace_sink **s)
+{
+	struct trace_sink_opts o = { .dir = dir, .name = "prog-123",
+				     .err = err, .errlen = errlen };
+
+	err[0] = '\0';
+	return trace_sink_open(&o, s);
+}
+
+/* Writes one generation through s and closes it. */
+static void write_one(struct trace_sink *s)
+{
+	uint8_t gen[20];
+
+	memset(gen, 7, sizeof(gen));
+	assert_int_equal(trace_sink_write_gen(s, gen, sizeof(gen)), 0);
+	trace_sink_close(s);
+}
+
+/*
+ * The base name comes from the target's comm: whatever it holds, the file
+ * is created in the directory, under a name of [A-Za-z0-9._+-] that does
+ * not start with '.', and at most 200 bytes of it are used.
+ */
+static void test_sink_name_is_cleaned_and_stays_in_the_directory(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink_opts o = { .dir = f->dir,
+				     .name = "../../etc/x y\n" };
+	struct trace_sink *s;
+	char *names[4], longname[301];
+	size_t n;
+
+	assert_int_equal(trace_sink_open(&o, &s), 0);
+	write_one(s);
+	n = list_traces(f->dir, names, 4);
+	assert_int_equal(n, 1);
+	assert_int_equal(strncmp(names[0], "_._.._etc_x_y_-", 15), 0);
+	free_names(names, n);
+
+	memset(longname, 'a', 300);
+	longname[300] = '\0';
+	o.name = longname;
+	assert_int_equal(trace_sink_open(&o, &s), 0);
+	write_one(s);
+	n = list_traces(f->dir, names, 4);
+	assert_int_equal(n, 2);
+	/* aaa...-YYYYmmddTHHMMSSZ-000001.trace */
+	assert_int_equal(strlen(names[1]), 200 + 1 + 16 + 1 + 6 + 6);
+	free_names(names, n);
+}
+
+static void test_sink_refuses_a_world_writable_directory(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink *s = NULL;
+	char err[256];
+
+	assert_int_equal(chmod(f->dir, 0777), 0);
+	assert_int_equal(try_open(f->dir, err, sizeof(err), &s), -EPERM);
+	assert_null(s);
+	assert_non_null(strstr(err, "writable by every user"));
+	assert_int_equal(strncmp(err, f->dir, strlen(f->dir)), 0);
+}
+
+/* Sticky like /tmp (others cannot touch our files), or group-writable. */
+static void test_sink_accepts_sticky_and_group_writable_directories(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink *s;
+	char err[256];
+
+	assert_int_equal(chmod(f->dir, 01777), 0);
+	assert_int_equal(try_open(f->dir, err, sizeof(err), &s), 0);
+	trace_sink_close(s);
+	assert_int_equal(chmod(f->dir, 0770), 0);
+	assert_int_equal(try_open(f->dir, err, sizeof(err), &s), 0);
+	trace_sink_close(s);
+}
+
+/* f->dir/real, and f->dir/link -> real owned by uid (-1: ours). */
+static void make_link(const struct fixture *f, char *real, char *link,
+		      size_t len, int uid)
+{
+	snprintf(real, len, "%s/real", f->dir);
+	snprintf(link, len, "%s/link", f->dir);
+	assert_int_equal(mkdir(real, 0750), 0);
+	assert_int_equal(symlink("real", link), 0);
+	if (uid >= 0)
+		assert_int_equal(lchown(link, uid, uid), 0);
+}
+
+static void remove_link(const char *real, const char *link)
+{
+	char path[600];
+	struct dirent *de;
+	DIR *d = opendir(real);
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", real, de->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	unlink(link);
+	rmdir(real);
+}
+
+/*
+ * A link another user planted (here: in a directory root owns) is not
+ * followed: it could point root's files anywhere.
+ */
+static void test_sink_refuses_a_symlink_owned_by_another_user(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink *s = NULL;
+	char real[512], link[512], err[256];
+
+	if (geteuid() != 0)
+		skip(); /* lchown to another user needs root */
+	make_link(f, real, link, sizeof(real), 65534);
+	assert_int_equal(try_open(link, err, sizeof(err), &s), -ELOOP);
+	assert_null(s);
+	assert_non_null(strstr(err, "symbolic link owned by another user"));
+	/* With a trailing slash too (it would make open() follow it). */
+	snprintf(link + strlen(link), sizeof(link) - strlen(link), "//");
+	assert_int_equal(try_open(link, err, sizeof(err), &s), -ELOOP);
+	link[strlen(link) - 2] = '\0';
+	remove_link(real, link);
+}
+
+/*
+ * Links of root, of ourselves, or of the owner of the directory holding
+ * them (a user's link in their home) are followed: the files land in the
+ * directory linked to.
+ */
+static void test_sink_follows_a_symlink_of_a_trusted_owner(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink *s;
+	char real[512], link[512], err[256], *names[2];
+	struct stat st;
+	size_t n;
+
+	make_link(f, real, link, sizeof(real), -1);
+	assert_int_equal(try_open(link, err, sizeof(err), &s), 0);
+	assert_int_equal(fstat(trace_sink_dirfd(s), &st), 0);
+	write_one(s);
+	n = list_traces(real, names, 2);
+	assert_int_equal(n, 1);
+	free_names(names, n);
+	remove_link(real, link);
+
+	if (geteuid() != 0)
+		return;
+	/* The link's owner owns the directory it is in. */
+	make_link(f, real, link, sizeof(real), 65534);
+	assert_int_equal(chown(f->dir, 65534, 65534), 0);
+	assert_int_equal(try_open(link, err, sizeof(err), &s), 0);
+	trace_sink_close(s);
+	assert_int_equal(chown(f->dir, 0, 0), 0);
+	remove_link(real, link);
+}
+
+static void test_sink_refuses_an_output_path_that_is_a_file(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink *s = NULL;
+	char path[512], err[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/file", f->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(try_open(path, err, sizeof(err), &s), -ENOTDIR);
+	assert_null(s);
+	assert_non_null(strstr(err, "Not a directory"));
+	unlink(path);
+}
+
+/* The descriptor callers use for files next to the traces. */
+static void test_sink_dirfd_is_the_output_directory(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink *s;
+	struct stat a, b;
+	char path[512], err[256];
+
+	snprintf(path, sizeof(path), "%s///", f->dir);
+	assert_int_equal(try_open(path, err, sizeof(err), &s), 0);
+	assert_int_equal(fstat(trace_sink_dirfd(s), &a), 0);
+	assert_int_equal(stat(f->dir, &b), 0);
+	assert_true(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+	trace_sink_close(s);
 }
 
 int main(void)
@@ -402,6 +604,27 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sink_refuses_symlink,
 						setup, teardown),
 		cmocka_unit_test(test_sink_rejects_bad_options),
+		cmocka_unit_test_setup_teardown(
+			test_sink_name_is_cleaned_and_stays_in_the_directory,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_sink_refuses_a_world_writable_directory, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_sink_accepts_sticky_and_group_writable_directories,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_sink_refuses_a_symlink_owned_by_another_user,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_sink_follows_a_symlink_of_a_trusted_owner, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_sink_refuses_an_output_path_that_is_a_file, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_sink_dirfd_is_the_output_directory, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

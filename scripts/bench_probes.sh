@@ -1,0 +1,146 @@
+#!/bin/bash
+# bench_probes.sh - what tracing costs an allocating Go program, per
+# allocation, next to the floor of one do-nothing uprobe per allocation.
+# Not a test: it prints a table.
+#
+# For each Go version and allocation kind (tests/go/allocbench):
+#   untraced   the loop alone
+#   floor      bpf/floor.bpf.c (one atomic add) on the PUSHQ BP of the
+#              function every allocation of that kind enters (emulated)
+#   entry-ret  traceaf-bpf with TRACEAF_ALLOC_PROBES=entry-ret: entry probe
+#              + a probe on every RET (single-stepped), the scheme before
+#              the allocation-site analysis
+#   sites      traceaf-bpf as built: one probe per allocation on an
+#              emulated instruction inside the producing function
+# and the ratios sites/floor (whole cost per allocation) and
+# (sites-untraced)/(floor-untraced) (what the probes add).
+#
+# Usage: scripts/bench_probes.sh            (as root, after make all)
+# Env:   BUILD=build  VERSIONS="1.23 1.27"  KINDS="node bytes tiny"
+#        N=1000000 (fast modes)  NSLOW=100000 (entry-ret)  REPS=3
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+VERSIONS=${VERSIONS:-"1.23 1.27"}
+KINDS=${KINDS:-"node bytes tiny"}
+N=${N:-1000000}
+NSLOW=${NSLOW:-100000}
+REPS=${REPS:-3}
+TRACER=$BUILD/traceaf-bpf
+FLOOR=$BUILD/floor_probe
+GOBIN=${TRACEAF_GOBIN_DIR:-$BUILD/go-bin}
+TMP=$(mktemp -d /tmp/bench_probes.XXXXXX)
+PIDS=()
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+die() { echo "bench_probes: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "needs root (uprobes)"
+[ -x "$TRACER" ] || die "no $TRACER: run make BUILD=$BUILD all"
+[ -f "$BUILD/floor.skel.h" ] || die "no $BUILD/floor.skel.h: run make BUILD=$BUILD all"
+
+# The floor loader links against the tracer's own modules (not main.o).
+if [ ! -x "$FLOOR" ] || [ "$ROOT/tools/floor_probe.c" -nt "$FLOOR" ] ||
+   [ "$BUILD/floor.skel.h" -nt "$FLOOR" ]; then
+	objs=$(ls "$BUILD"/obj/*.o | grep -v '/main\.o$')
+	cc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -I"$BUILD" tools/floor_probe.c \
+		$objs -o "$FLOOR" -lbpf -lelf -ldw -lcapstone -lz -lm -lpthread ||
+		die "cannot build $FLOOR"
+fi
+GO_VERSIONS="$VERSIONS" OUT="$GOBIN" tests/go/build-workloads.sh allocbench >/dev/null ||
+	die "cannot build tests/go/allocbench"
+
+wait_line() { # FILE REGEX TENTHS
+	local t=$3
+	while [ "$t" -gt 0 ]; do
+		grep -qE "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+		t=$((t - 1))
+	done
+	return 1
+}
+
+# The function every allocation of this kind enters, for the floor probe.
+hot_func() { # VERSION KIND
+	local minor=${1#1.}
+	if [ "$minor" -lt 26 ]; then
+		echo runtime.mallocgc
+		return
+	fi
+	case $2 in
+	node) echo runtime.mallocgcSmallScanNoHeaderSC6 ;;  # new(Node): 56 -> 64
+	tiny) echo runtime.mallocgcTinySC2 ;;
+	*) echo runtime.mallocgc ;;
+	esac
+}
+
+# run_one MODE VERSION KIND N -> ns/alloc on stdout
+run_one() {
+	local mode=$1 ver=$2 kind=$3 n=$4 bin wpid apid=""
+	bin=$GOBIN/allocbench-go$ver
+	if [ "$mode" = untraced ]; then
+		"$bin" -wait=false -kind "$kind" -n "$n" | awk '/^ns\/alloc/ { print $2 }'
+		return
+	fi
+	"$bin" -kind "$kind" -n "$n" >"$TMP/w.log" 2>&1 &
+	wpid=$!
+	PIDS+=("$wpid")
+	wait_line "$TMP/w.log" '^ready' 100 || die "allocbench did not start"
+	case $mode in
+	floor)
+		"$FLOOR" "$wpid" "$(hot_func "$ver" "$kind")" >"$TMP/a.log" 2>&1 &
+		;;
+	entry-ret)
+		TRACEAF_ALLOC_PROBES=entry-ret "$TRACER" -p "$wpid" -o "$TMP/out" >"$TMP/a.log" 2>&1 &
+		;;
+	sites)
+		"$TRACER" -p "$wpid" -o "$TMP/out" >"$TMP/a.log" 2>&1 &
+		;;
+	esac
+	apid=$!
+	PIDS+=("$apid")
+	wait_line "$TMP/a.log" '^(traceaf-bpf: )?attached' 600 ||
+		die "$mode did not attach: $(cat "$TMP/a.log")"
+	# On this kernel a uprobe registered a moment ago can miss the first
+	# hits of a thread that was asleep meanwhile: let it settle.
+	sleep "${SETTLE:-1}"
+	kill -USR1 "$wpid"
+	wait "$wpid"
+	kill -INT "$apid" 2>/dev/null
+	wait "$apid" 2>/dev/null
+	rm -rf "$TMP/out"
+	echo "$(awk '/^ns\/alloc/ { print $2 }' "$TMP/w.log")"
+	if [ "$mode" = floor ] && [ -n "${VERBOSE:-}" ]; then
+		grep -E '^(attached|hits)' "$TMP/a.log" >&2
+	fi
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+measure() { # MODE VERSION KIND N
+	local i
+	for i in $(seq "$REPS"); do run_one "$@"; done | median
+}
+
+printf '%-5s %-6s %10s %10s %12s %10s %12s %14s\n' go kind untraced floor entry-ret sites sites/floor added/floor-add
+for ver in $VERSIONS; do
+	for kind in $KINDS; do
+		u=$(measure untraced "$ver" "$kind" "$N")
+		f=$(measure floor "$ver" "$kind" "$N")
+		e=$(measure entry-ret "$ver" "$kind" "$NSLOW")
+		s=$(measure sites "$ver" "$kind" "$N")
+		awk -v ver="$ver" -v kind="$kind" -v u="$u" -v f="$f" -v e="$e" -v s="$s" 'BEGIN {
+			printf "%-5s %-6s %10.1f %10.1f %12.1f %10.1f %12.2f %14.2f\n",
+				ver, kind, u, f, e, s, s / f, (s - u) / (f - u) }'
+	done
+done
+echo "(ns per allocation, median of $REPS runs; entry-ret with $NSLOW allocations, the rest $N)"
