@@ -29,6 +29,18 @@ type Customer struct {
 
 var cache = map[string]*Customer{}
 
+// report is a short-lived worker: its goroutine's stack grows while it
+// recurses and is freed when it exits, so stacks show up in the trace.
+func report(depth int, done chan<- int) {
+	var frame [256]byte
+	frame[0] = byte(depth)
+	if depth > 0 {
+		report(depth-1, done)
+		return
+	}
+	done <- int(frame[0])
+}
+
 func main() {
 	dur := flag.Duration("d", 0, "run for this long (0 = forever)")
 	flag.Parse()
@@ -37,8 +49,13 @@ func main() {
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
 	var n int64
+	done := make(chan int, 1)
 	for *dur == 0 || time.Now().Before(deadline) {
 		<-tick.C
+		if n%2000 == 0 {
+			go report(64, done)
+			<-done
+		}
 		for i := 0; i < 200; i++ {
 			n++
 			key := "c" + strconv.FormatInt(n%5000, 10)
