@@ -1,0 +1,107 @@
+// cgoalloc is knownalloc linked with cgo (a dynamically linked executable
+// that calls into C once), for tests/e2e/test_binary_kinds.sh.  Like
+// knownalloc it performs a known number of allocations of a known type
+// when told to, so a tracer attached beforehand can be checked against it.
+//
+// It prints "ready <pid>" and waits for SIGUSR1; then it allocates -n
+// main.Node values (56 bytes, with a pointer) and -bytes []byte slices of
+// 100 bytes, prints "done nodes=N bytes=M mallocs=K" where K is the
+// runtime.MemStats.Mallocs delta over the loop, and exits.
+package main
+
+// #include <stdlib.h>
+// static int c_answer(void) { return 42; }
+import "C"
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+)
+
+// Node: six int64 and a pointer: size 56, PtrBytes 56.
+type Node struct {
+	a, b, c, d, e, f int64
+	next             *Node
+}
+
+// Warm is what -busy allocates while waiting: a type of its own, so the
+// Node count stays exact.
+type Warm struct {
+	a, b int64
+	next *Warm
+}
+
+var sinkNode *Node
+var sinkBytes []byte
+var sinkWarm *Warm
+
+//go:noinline
+func newWarm(prev *Warm) *Warm {
+	return &Warm{next: prev}
+}
+
+//go:noinline
+func newNode(prev *Node, i int64) *Node {
+	return &Node{a: i, next: prev}
+}
+
+//go:noinline
+func newBytes(n int) []byte {
+	return make([]byte, n)
+}
+
+func main() {
+	n := flag.Int("n", 100000, "Nodes to allocate")
+	nb := flag.Int("bytes", 0, "[]byte slices of 100 bytes to allocate")
+	busy := flag.Bool("busy", false, "allocate main.Warm values while waiting for SIGUSR1")
+	flag.Parse()
+	if C.c_answer() != 42 {
+		panic("cgo")
+	}
+
+	start := make(chan os.Signal, 1)
+	signal.Notify(start, syscall.SIGUSR1)
+	fmt.Printf("ready %d\n", os.Getpid())
+	if *busy {
+		// A tracer attaches while this goroutine is inside the allocator
+		// most of the time: the case of a production process.
+		var w *Warm
+		for i := 0; ; i++ {
+			select {
+			case <-start:
+				goto phase
+			default:
+			}
+			for j := 0; j < 100; j++ {
+				w = newWarm(w)
+			}
+			if i%100 == 99 {
+				sinkWarm = w
+				w = nil
+			}
+		}
+	}
+	<-start
+phase:
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var head *Node
+	for i := 0; i < *n; i++ {
+		head = newNode(head, int64(i))
+		if i%1024 == 1023 {
+			sinkNode = head
+			head = nil
+		}
+	}
+	for i := 0; i < *nb; i++ {
+		sinkBytes = newBytes(100)
+	}
+	sinkNode = head
+	runtime.ReadMemStats(&after)
+	fmt.Printf("done nodes=%d bytes=%d mallocs=%d\n", *n, *nb, after.Mallocs-before.Mallocs)
+}
