@@ -840,6 +840,12 @@ static void print_drops(struct tracer *t)
 	int k;
 
 	dropped_total(t, st);
+	if (st[TAF_STAT_ALLOC_NO_OBJ])
+		say("lost %llu allocations: the probe could not read the object's address from the target's stack",
+		    (unsigned long long)st[TAF_STAT_ALLOC_NO_OBJ]);
+	if (st[TAF_STAT_ALLOC_NO_TYPE])
+		say("%llu allocations recorded without size or type (not readable at the probe)",
+		    (unsigned long long)st[TAF_STAT_ALLOC_NO_TYPE]);
 	for (k = 1; k < TAF_REC_KIND_MAX; k++)
 		if (st[TAF_STAT_DROPPED_BASE + k])
 			say("dropped %llu %s records: ring buffer full (try --ringbuf-size)",
