@@ -1032,7 +1032,7 @@ out:
 	}
 	if (!failed || t.processes_seen) {
 		print_progress(&t, "done: ");
-		if (t.done.tiny_merged)
+		if (t.done.tiny_merged && t.processes_seen > 1)
 			say("%llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
 			    (unsigned long long)t.done.tiny_merged);
 		print_drops(&t);
