@@ -144,10 +144,11 @@ int alloc_enter(struct pt_regs *ctx)
 		.g = ctx->r14,
 	};
 	struct inflight_val *cur, val = {};
-	__u64 depth = stack_depth(ctx);
+	__u64 depth;
 
 	if (!tracing_enabled)
 		return 0;
+	depth = stack_depth(ctx);
 	if (!depth)
 		return 0;
 	cur = bpf_map_lookup_elem(&inflight, &key);
@@ -171,22 +172,19 @@ int alloc_exit(struct pt_regs *ctx)
 	};
 	struct taf_rec_heap_alloc *rec;
 	struct inflight_val *cur;
-	__u64 size, type, depth = stack_depth(ctx);
+	__u64 size, type, depth;
 
 	if (!tracing_enabled)
 		return 0;
 	cur = bpf_map_lookup_elem(&inflight, &key);
-	if (!cur) {
-		/* Entered before we attached. */
-		stat_inc(TAF_STAT_UNMATCHED_EXIT);
-		return 0;
-	}
+	if (!cur)
+		return 0;       /* entered before we attached */
+	depth = stack_depth(ctx);
 	if (cur->depth < depth)
 		return 0;               /* a nested call returns */
 	if (cur->depth > depth) {
 		/* Shallower than the record: its exit was missed. */
 		bpf_map_delete_elem(&inflight, &key);
-		stat_inc(TAF_STAT_UNMATCHED_EXIT);
 		return 0;
 	}
 	size = cur->size;
@@ -207,7 +205,6 @@ int alloc_exit(struct pt_regs *ctx)
 	rec->type = type;
 	rec->size = size;
 	bpf_ringbuf_submit(rec, 0);
-	stat_inc(TAF_STAT_EMITTED);
 	return 0;
 }
 
@@ -223,13 +220,14 @@ int alloc_exit(struct pt_regs *ctx)
 SEC("uprobe")
 int span_sweep(struct pt_regs *ctx)
 {
-	const struct taf_layout *l = layout_of(ctx);
+	const struct taf_layout *l;
 	struct taf_rec_span_sweep *rec;
 	__u64 span = 0, marks, allocs;
 	__u32 n;
 
 	if (!tracing_enabled)
 		return 0;
+	l = layout_of(ctx);
 	if (!l)
 		return 0;
 	if (bpf_probe_read_user(&span, sizeof(span), (void *)ctx->ax) || !span)
@@ -272,7 +270,6 @@ int span_sweep(struct pt_regs *ctx)
 		rec->read_errors |= 2;
 	}
 	bpf_ringbuf_submit(rec, 0);
-	stat_inc(TAF_STAT_EMITTED);
 	return 0;
 }
 
@@ -300,7 +297,6 @@ int span_init(struct pt_regs *ctx)
 	rec->spanclass = ctx->di & 0xff;
 	__builtin_memset(rec->pad, 0, sizeof(rec->pad));
 	bpf_ringbuf_submit(rec, 0);
-	stat_inc(TAF_STAT_EMITTED);
 	return 0;
 }
 
@@ -316,7 +312,6 @@ static __always_inline int emit_addr(__u16 kind, __u64 addr)
 	fill_hdr(&rec->hdr, kind, sizeof(*rec));
 	rec->addr = addr;
 	bpf_ringbuf_submit(rec, 0);
-	stat_inc(TAF_STAT_EMITTED);
 	return 0;
 }
 
@@ -324,11 +319,12 @@ static __always_inline int emit_addr(__u16 kind, __u64 addr)
 SEC("uprobe")
 int span_free(struct pt_regs *ctx)
 {
-	const struct taf_layout *l = layout_of(ctx);
+	const struct taf_layout *l;
 	__u64 base;
 
 	if (!tracing_enabled)
 		return 0;
+	l = layout_of(ctx);
 	if (!l)
 		return 0;
 	base = read_field(ctx->bx, l->span_start_addr, 8);
@@ -354,7 +350,6 @@ int stack_alloc(struct pt_regs *ctx)
 	rec->lo = ctx->ax;
 	rec->hi = ctx->bx;
 	bpf_ringbuf_submit(rec, 0);
-	stat_inc(TAF_STAT_EMITTED);
 	return 0;
 }
 
@@ -591,7 +586,6 @@ int alloc_site(struct pt_regs *ctx)
 	rec->type = type;
 	rec->size = size;
 	bpf_ringbuf_submit(rec, submit_flags());
-	stat_inc(TAF_STAT_EMITTED);
 	return 0;
 }
 

@@ -236,9 +236,7 @@ struct taf_caller {
 
 /* Indexes of the per-kind counters in the `stats` array map. */
 enum taf_stat {
-	TAF_STAT_EMITTED = 0,           /* records committed, all kinds */
 	TAF_STAT_DROPPED_BASE = 1,      /* + kind: ring buffer full */
-	TAF_STAT_UNMATCHED_EXIT = 16,   /* exit seen without its entry */
 	TAF_STAT_ALLOC_NO_TYPE = 18,    /* alloc-site records whose size or
 					   type was unknown (flags) */
 	TAF_STAT_ALLOC_NO_OBJ = 19,     /* alloc sites whose object could not
