@@ -57,14 +57,4 @@ int target_read_cb(void *ctx, uint64_t addr, void *buf, size_t len);
 int target_load_bias(const struct target *t, uint64_t first_load_vaddr,
 		     uint64_t first_load_offset, uint64_t *bias);
 
-/*
- * Lowest address of an anonymous read-write mapping at or above `hint`:
- * used to find the Go heap when the runtime's own record can't be read.
- */
-int target_lowest_anon_mapping(const struct target *t, uint64_t lo,
-			       uint64_t hi, uint64_t *start);
-
-/* Replaces characters unfit for a file name; keeps [A-Za-z0-9._-]. */
-void sanitize_name(char *s);
-
 #endif /* TARGET_H */

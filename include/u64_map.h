@@ -20,7 +20,6 @@ struct u64_map {
 
 void u64_map_init(struct u64_map *m);
 void u64_map_free(struct u64_map *m);
-void u64_map_clear(struct u64_map *m);
 
 /* Key 0 is reserved.  Returns 0 or -ENOMEM / -EINVAL. */
 int u64_map_put(struct u64_map *m, uint64_t key, uint64_t val);

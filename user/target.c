@@ -28,7 +28,8 @@ static int read_small_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-void sanitize_name(char *s)
+/* Replaces characters unfit for a file name; keeps [A-Za-z0-9._-]. */
+static void sanitize_name(char *s)
 {
 	for (; *s; s++) {
 		char c = *s;
@@ -217,37 +218,6 @@ int target_load_bias(const struct target *t, uint64_t first_load_vaddr,
 			rc = 0;
 			break;
 		}
-	}
-	fclose(f);
-	return rc;
-}
-
-int target_lowest_anon_mapping(const struct target *t, uint64_t lo,
-			       uint64_t hi, uint64_t *start_out)
-{
-	char path[64], line[4096];
-	FILE *f;
-	int rc = -ENOENT;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t->pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t start, end, off, ino;
-		unsigned maj, min;
-		char perms[8];
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %x:%x %" SCNu64,
-			   &start, &end, perms, &off, &maj, &min, &ino) != 7)
-			continue;
-		if (ino != 0 || perms[0] != 'r' || perms[1] != 'w')
-			continue;
-		if (start < lo || start >= hi)
-			continue;
-		*start_out = start;
-		rc = 0;
-		break;
 	}
 	fclose(f);
 	return rc;

@@ -27,13 +27,6 @@ void u64_map_free(struct u64_map *m)
 	u64_map_init(m);
 }
 
-void u64_map_clear(struct u64_map *m)
-{
-	if (m->keys)
-		memset(m->keys, 0, m->cap * sizeof(*m->keys));
-	m->len = 0;
-}
-
 static int grow(struct u64_map *m)
 {
 	size_t ncap = m->cap ? m->cap * 2 : 16, i;
