@@ -819,6 +819,23 @@ static int32_t meet(int32_t a, int32_t b)
 	return ST_NONE;
 }
 
+/* dst = meet(dst, src) element-wise; true when dst changed. */
+static bool meet_into(int32_t *dst, const int32_t *src, int n)
+{
+	bool changed = false;
+	int l;
+
+	for (l = 0; l < n; l++) {
+		int32_t m = meet(dst[l], src[l]);
+
+		if (m != dst[l]) {
+			dst[l] = m;
+			changed = true;
+		}
+	}
+	return changed;
+}
+
 static int32_t shift(int32_t d, int64_t k)
 {
 	if (d == ST_TOP || d == ST_NONE)
@@ -991,14 +1008,8 @@ static void forward(struct fn *f, int reg, int32_t *in)
 				if (j < 0 || (size_t)j == f->entry_idx)
 					continue;
 				nx = in + (size_t)j * nl;
-				for (l = 0; l < f->nl; l++) {
-					int32_t m = meet(nx[l], out[l]);
-
-					if (m != nx[l]) {
-						nx[l] = m;
-						changed = true;
-					}
-				}
+				if (meet_into(nx, out, f->nl))
+					changed = true;
 			}
 		}
 	}
@@ -1141,7 +1152,6 @@ static void backward(struct fn *f, int32_t *out)
 	int32_t *in = malloc(sizeof(*in) * (size_t)f->nl);
 	size_t nl = (size_t)f->nl, i;
 	bool changed = true;
-	int l;
 
 	if (!in)
 		return;
@@ -1161,14 +1171,8 @@ static void backward(struct fn *f, int32_t *out)
 				if (j < 0)
 					continue;
 				bwd_in(f, (size_t)j, out + (size_t)j * nl, in);
-				for (l = 0; l < f->nl; l++) {
-					int32_t m = meet(cur[l], in[l]);
-
-					if (m != cur[l]) {
-						cur[l] = m;
-						changed = true;
-					}
-				}
+				if (meet_into(cur, in, f->nl))
+					changed = true;
 			}
 		}
 	}
