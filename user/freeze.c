@@ -12,6 +12,8 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
+#include "grow.h"
+
 static bool have_tid(const struct frozen *f, pid_t tid)
 {
 	size_t i;
@@ -24,20 +26,12 @@ static bool have_tid(const struct frozen *f, pid_t tid)
 
 static int add_tid(struct frozen *f, pid_t tid)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 32;
-		pid_t *nt = realloc(f->tids, cap * sizeof(*nt));
-		int *ns;
+	size_t sig_cap = f->cap;
 
-		if (!nt)
-			return -ENOMEM;
-		f->tids = nt;
-		ns = realloc(f->pending_sig, cap * sizeof(*ns));
-		if (!ns)
-			return -ENOMEM;
-		f->pending_sig = ns;
-		f->cap = cap;
-	}
+	/* Two arrays in step: the same capacity for both. */
+	if (!GROW(f->pending_sig, f->n, sig_cap, 32) ||
+	    !GROW(f->tids, f->n, f->cap, 32))
+		return -ENOMEM;
 	f->tids[f->n] = tid;
 	f->pending_sig[f->n] = 0;
 	f->n++;

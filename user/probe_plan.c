@@ -47,6 +47,7 @@
 #include "disasm.h"
 #include "go_binary.h"
 #include "go_layout.h"
+#include "grow.h"
 
 static const char *const alloc_prefixes[] = {
 	"runtime.mallocgcSmallNoScanSC",
@@ -65,15 +66,8 @@ static int add_site(struct probe_plan *plan, const struct go_binary *bin,
 	rc = go_binary_vaddr_to_offset(bin, vaddr, &off);
 	if (rc)
 		return rc;
-	if (plan->n == plan->cap) {
-		size_t cap = plan->cap ? plan->cap * 2 : 32;
-		struct probe_site *ns = realloc(plan->sites, cap * sizeof(*ns));
-
-		if (!ns)
-			return -ENOMEM;
-		plan->sites = ns;
-		plan->cap = cap;
-	}
+	if (!GROW(plan->sites, plan->n, plan->cap, 32))
+		return -ENOMEM;
 	s = &plan->sites[plan->n++];
 	memset(s, 0, sizeof(*s));
 	s->vaddr = vaddr;

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "grow.h"
 #include "probe_plan.h"
 #include "traceaf.skel.h"
 
@@ -214,30 +215,16 @@ fail:
 
 static int add_link(struct probes *p, struct bpf_link *l)
 {
-	if (p->nlinks == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct bpf_link **nl = realloc(p->links, cap * sizeof(*nl));
-
-		if (!nl)
-			return -ENOMEM;
-		p->links = nl;
-		p->cap = cap;
-	}
+	if (!GROW(p->links, p->nlinks, p->cap, 64))
+		return -ENOMEM;
 	p->links[p->nlinks++] = l;
 	return 0;
 }
 
 static int add_mfd(struct probes *p, int fd)
 {
-	if (p->nmfds == p->mcap) {
-		size_t cap = p->mcap ? p->mcap * 2 : 16;
-		int *n = realloc(p->mfds, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->mfds = n;
-		p->mcap = cap;
-	}
+	if (!GROW(p->mfds, p->nmfds, p->mcap, 16))
+		return -ENOMEM;
 	p->mfds[p->nmfds++] = fd;
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include "go_layout.h"
 #include "go_sizeclasses.h"
 #include "go_types.h"
+#include "grow.h"
 #include "shadow_heap.h"
 #include "trace_sink.h"
 
@@ -137,15 +138,8 @@ static const struct type_entry *type_lookup(struct session *s, uint64_t addr)
 		u64_map_put(&s->type_index, addr, 0);
 		return NULL;
 	}
-	if (s->ntypes == s->type_cap) {
-		size_t cap = s->type_cap ? s->type_cap * 2 : 64;
-		struct type_entry *nt = realloc(s->type_tab, cap * sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		s->type_tab = nt;
-		s->type_cap = cap;
-	}
+	if (!GROW(s->type_tab, s->ntypes, s->type_cap, 64))
+		return NULL;
 	if (s->names_len + d.name_len > s->names_cap) {
 		size_t cap = s->names_cap ? s->names_cap : 4096;
 		char *nn;

@@ -26,6 +26,7 @@
 
 #include "freeze.h"
 #include "go_binary.h"
+#include "grow.h"
 #include "heap_snapshot.h"
 #include "probe_plan.h"
 #include "probes.h"
@@ -129,15 +130,8 @@ static struct bin_entry *bin_add(struct tracer *t, uint64_t dev, uint64_t ino)
 {
 	struct bin_entry *b;
 
-	if (t->nbins == t->bins_cap) {
-		size_t cap = t->bins_cap ? t->bins_cap * 2 : 8;
-		struct bin_entry *nb = realloc(t->bins, cap * sizeof(*nb));
-
-		if (!nb)
-			return NULL;
-		t->bins = nb;
-		t->bins_cap = cap;
-	}
+	if (!GROW(t->bins, t->nbins, t->bins_cap, 8))
+		return NULL;
 	b = &t->bins[t->nbins++];
 	memset(b, 0, sizeof(*b));
 	b->dev = dev;
@@ -258,15 +252,8 @@ static struct session *find_session(struct tracer *t, pid_t pid)
 
 static int add_session(struct tracer *t, struct session *s)
 {
-	if (t->nsess == t->sess_cap) {
-		size_t cap = t->sess_cap ? t->sess_cap * 2 : 8;
-		struct session **ns = realloc(t->sess, cap * sizeof(*ns));
-
-		if (!ns)
-			return -ENOMEM;
-		t->sess = ns;
-		t->sess_cap = cap;
-	}
+	if (!GROW(t->sess, t->nsess, t->sess_cap, 8))
+		return -ENOMEM;
 	t->sess[t->nsess++] = s;
 	return 0;
 }
