@@ -202,12 +202,16 @@ bool shadow_heap_find_span(const struct shadow_heap *h, uint64_t addr,
  *   stacks:  every live stack, in address order.
  */
 /*
- * The slot holding addr: *slot_base gets its base address (addr itself
- * when no span is known).  Returns 1 when the slot is live, 0 when not,
- * -1 when addr is in a known span but in no slot (manual span, tail).
+ * The slot holding addr, with one page-map lookup: *slot_base gets its base
+ * address (addr itself when there is none) and *span (may be NULL) the
+ * span's description.  Returns 1 when the slot is live, 0 when not,
+ * SH_SLOT_NONE when addr is in a known span but in no slot (manual span,
+ * tail), SH_SLOT_NO_SPAN when no span holds addr.
  */
+#define SH_SLOT_NONE (-1)
+#define SH_SLOT_NO_SPAN (-2)
 int shadow_heap_obj_slot(const struct shadow_heap *h, uint64_t addr,
-			 uint64_t *slot_base);
+			 uint64_t *slot_base, struct sh_span_info *span);
 
 typedef int (*sh_span_fn)(void *ctx, const struct sh_span_info *s);
 typedef int (*sh_obj_fn)(void *ctx, uint64_t addr, uint32_t type_ref);

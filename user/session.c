@@ -417,51 +417,52 @@ static bool has_malloc_header(const struct session *s, uint64_t size,
 	       size <= GO_MAX_SMALL_SIZE - GO_MALLOC_HEADER_SIZE;
 }
 
+/*
+ * A tiny object (< 16 B, no pointers) shares a 16-byte block with others:
+ * its ID is one of the block's two 8-byte halves, and a half already live
+ * is not allocated again (counted as merged).
+ */
+static int on_tiny_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
+			 const struct type_entry *e, uint64_t slot, int live)
+{
+	bool upper = r->addr - slot >= GO_TINY_SIZE / 2;
+
+	if (!upper && live == 1) {
+		s->counts.tiny_merged++;
+		return 0;
+	}
+	if (upper) {
+		if (u64_map_get(&s->tiny_upper, slot, NULL)) {
+			s->counts.tiny_merged++;
+			return 0;
+		}
+		u64_map_put(&s->tiny_upper, slot, 1);
+	}
+	if (live == 0)
+		shadow_heap_obj_alloc(s->heap, slot, type_ref_of(s, e));
+	return emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC, r->hdr.ts,
+		    heap_object_id(s, slot) + (upper ? 1 : 0), gen_type_id(s, e), 0);
+}
+
 static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r)
 {
 	const struct type_entry *e = type_lookup(s, r->type);
 	bool noscan = !e || e->ptr_bytes == 0;
 	struct sh_span_info sp;
-	uint64_t slot = r->addr;
-	int live;
+	uint64_t slot;
+	int live = shadow_heap_obj_slot(s->heap, r->addr, &slot, &sp);
 
-	if (!shadow_heap_find_span(s->heap, r->addr, &sp)) {
+	if (live == SH_SLOT_NO_SPAN) {
 		/* Unknown span: the slot base is where the free will be. */
 		if (has_malloc_header(s, r->size, noscan))
 			slot = r->addr - GO_MALLOC_HEADER_SIZE;
-	} else {
-		live = shadow_heap_obj_slot(s->heap, r->addr, &slot);
-		if (live < 0) {
-			slot = r->addr;
-		} else if (is_tiny_span(&sp) && r->size < GO_TINY_SIZE && noscan) {
-			/* A tiny object: its ID is one of its block's halves. */
-			bool upper = r->addr - slot >= GO_TINY_SIZE / 2;
-
-			if (!upper && live == 1) {
-				s->counts.tiny_merged++;
-				return 0;
-			}
-			if (upper) {
-				if (u64_map_get(&s->tiny_upper, slot, NULL)) {
-					s->counts.tiny_merged++;
-					return 0;
-				}
-				u64_map_put(&s->tiny_upper, slot, 1);
-				if (live == 0)
-					shadow_heap_obj_alloc(s->heap, slot,
-							      type_ref_of(s, e));
-				return emit(s, r->hdr.tid,
-						    TW_EV_HEAP_OBJECT_ALLOC,
-						    r->hdr.ts,
-						    heap_object_id(s, slot) + 1,
-						    gen_type_id(s, e), 0);
-			}
-		}
+	} else if (live != SH_SLOT_NONE && is_tiny_span(&sp) &&
+		   r->size < GO_TINY_SIZE && noscan) {
+		return on_tiny_alloc(s, r, e, slot, live);
 	}
 	shadow_heap_obj_alloc(s->heap, slot, type_ref_of(s, e));
-	return emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC,
-			    r->hdr.ts, heap_object_id(s, slot),
-			    gen_type_id(s, e), 0);
+	return emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC, r->hdr.ts,
+		    heap_object_id(s, slot), gen_type_id(s, e), 0);
 }
 
 /*

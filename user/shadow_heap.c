@@ -554,19 +554,20 @@ bool shadow_heap_find_span(const struct shadow_heap *h, uint64_t addr,
 }
 
 int shadow_heap_obj_slot(const struct shadow_heap *h, uint64_t addr,
-			 uint64_t *slot_base)
+			 uint64_t *slot_base, struct sh_span_info *span)
 {
 	uint32_t idx = span_at(h, addr), slot;
 	const struct sh_span *s;
 	uint64_t rem;
 
-	if (!idx) {
-		*slot_base = addr;
-		return u64_map_get(&h->fallback, addr, NULL) ? 1 : 0;
-	}
+	*slot_base = addr;
+	if (!idx)
+		return SH_SLOT_NO_SPAN;
 	s = &h->spans[idx];
+	if (span)
+		span_info(s, span);
 	if (!s->elemsize || !slot_of(s, addr, &slot, &rem))
-		return -1;
+		return SH_SLOT_NONE;
 	*slot_base = addr - rem;
 	return (bits_of((struct sh_span *)s)[slot / 64] >> (slot % 64)) & 1;
 }

@@ -69,6 +69,7 @@ struct tracer {
 
 	struct session **sess;
 	size_t nsess, sess_cap;
+	struct session *last_sess;    /* find_session's last hit */
 	struct u64_map ignored;       /* PIDs not to look at again */
 
 	pid_t child;                  /* -- CMD */
@@ -240,13 +241,19 @@ static void take_snapshot(struct session *s, int verbose)
 	session_begin(s, t0);
 }
 
+/*
+ * Called for every record: records come in runs from one process, so the
+ * last hit is checked before the scan.
+ */
 static struct session *find_session(struct tracer *t, pid_t pid)
 {
 	size_t i;
 
+	if (t->last_sess && t->last_sess->target.pid == pid)
+		return t->last_sess;
 	for (i = 0; i < t->nsess; i++)
 		if (t->sess[i]->target.pid == pid)
-			return t->sess[i];
+			return t->last_sess = t->sess[i];
 	return NULL;
 }
 
@@ -459,6 +466,8 @@ static void close_session(struct tracer *t, size_t i, const char *reason)
 	add_counts(&t->done, &s->counts);
 	t->done_bytes += ss.bytes_written;
 	t->done_files += ss.files_written;
+	if (t->last_sess == s)
+		t->last_sess = NULL;
 	session_finish(s);
 	free(s);
 	t->sess[i] = t->sess[--t->nsess];
