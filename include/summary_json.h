@@ -14,12 +14,13 @@
 struct session;
 
 /*
- * Writes DIR/COMM-PID-YYYYMMDDTHHMMSSZ.summary.json (the session's start
- * time) with O_EXCL|O_NOFOLLOW, mode 0640.  `bpf_stats` are the probes'
+ * Writes COMM-PID-YYYYMMDDTHHMMSSZ.summary.json (the session's start
+ * time) in the directory of the session's trace files, with
+ * O_EXCL|O_NOFOLLOW, mode 0640.  `bpf_stats` are the probes'
  * counters (drops per record kind; shared by all processes traced by one
  * run), `reason` why tracing ended.  Returns 0 or -errno.
  */
-int summary_json_write(const char *dir, const struct session *s,
+int summary_json_write(const struct session *s,
 		       const uint64_t bpf_stats[TAF_STAT_MAX],
 		       const char *reason);
 

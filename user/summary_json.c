@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "go_binary.h"
+#include "rec_names.h"
 #include "session.h"
 #include "trace_sink.h"
 
@@ -18,16 +19,6 @@ static const char *const event_names[TW_EV_COUNT] = {
 	"Span", "SpanAlloc", "SpanFree", "HeapObject", "HeapObjectAlloc",
 	"HeapObjectFree", "GoroutineStack", "GoroutineStackAlloc",
 	"GoroutineStackFree",
-};
-
-static const char *const record_names[TAF_REC_KIND_MAX] = {
-	[TAF_REC_HEAP_ALLOC] = "heap_alloc",
-	[TAF_REC_SPAN_SWEEP] = "span_sweep",
-	[TAF_REC_SPAN_ALLOC] = "span_alloc",
-	[TAF_REC_SPAN_FREE] = "span_free",
-	[TAF_REC_STACK_ALLOC] = "stack_alloc",
-	[TAF_REC_STACK_FREE] = "stack_free",
-	[TAF_REC_EXEC] = "exec",
 };
 
 /* JSON string body: quotes, backslashes and control characters escaped. */
@@ -47,7 +38,7 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-int summary_json_write(const char *dir, const struct session *s,
+int summary_json_write(const struct session *s,
 		       const uint64_t bpf_stats[TAF_STAT_MAX],
 		       const char *reason)
 {
@@ -59,7 +50,6 @@ int summary_json_write(const char *dir, const struct session *s,
 	FILE *f;
 	int fd, k, rc = 0;
 
-	(void)dir;
 	errno = 0;
 	gmtime_r(&start, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
@@ -89,11 +79,11 @@ int summary_json_write(const char *dir, const struct session *s,
 	fprintf(f, ",\n  \"records_received\": {");
 	for (k = 1; k < TAF_REC_KIND_MAX; k++)
 		fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
-			record_names[k], s->counts.records[k]);
+			taf_rec_names[k].key, s->counts.records[k]);
 	fprintf(f, "},\n  \"records_dropped_ring_buffer_full\": {");
 	for (k = 1; k < TAF_REC_KIND_MAX; k++)
 		fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
-			record_names[k], bpf_stats[TAF_STAT_DROPPED_BASE + k]);
+			taf_rec_names[k].key, bpf_stats[TAF_STAT_DROPPED_BASE + k]);
 	fprintf(f, "},\n  \"records_before_snapshot\": %" PRIu64,
 		s->counts.before_start);
 

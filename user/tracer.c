@@ -30,6 +30,7 @@
 #include "heap_snapshot.h"
 #include "probe_plan.h"
 #include "probes.h"
+#include "rec_names.h"
 #include "session.h"
 #include "summary_json.h"
 #include "target.h"
@@ -138,12 +139,6 @@ static struct bin_entry *bin_add(struct tracer *t, uint64_t dev, uint64_t ino)
 	b->dev = dev;
 	b->ino = ino;
 	return b;
-}
-
-/* Refuses Go versions we don't support; one line in err. */
-static int check_version(const struct go_binary *bin, char *err, size_t errlen)
-{
-	return go_binary_check_version(bin, err, errlen);
 }
 
 /*
@@ -335,7 +330,7 @@ static int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	if (!be) {
 		rc = go_binary_open(tg.exe_path, &bin, berr, sizeof(berr));
 		if (rc == 0)
-			rc = check_version(bin, berr, sizeof(berr));
+			rc = go_binary_check_version(bin, berr, sizeof(berr));
 		be = bin_add(t, tg.exe_dev, tg.exe_ino);
 		if (rc) {
 			snprintf(err, errlen, "PID %d (%s) is not a Go program we can trace: %s",
@@ -458,7 +453,7 @@ static void close_session(struct tracer *t, size_t i, const char *reason)
 		t->write_failed = true;
 	report_session(s);
 	probes_read_stats(&t->probes, st);
-	rc = summary_json_write(t->opt->output_dir, s, st, reason);
+	rc = summary_json_write(s, st, reason);
 	if (rc)
 		say("PID %d: cannot write the summary file: %s",
 		    (int)s->target.pid, strerror(-rc));
@@ -716,7 +711,7 @@ static int start_cmd(struct tracer *t)
 	}
 	rc = go_binary_open(path, &bin, err, sizeof(err));
 	if (rc == 0)
-		rc = check_version(bin, err, sizeof(err));
+		rc = go_binary_check_version(bin, err, sizeof(err));
 	if (rc) {
 		say("%s is not a Go program we can trace: %s", path, err);
 		go_binary_close(bin);
@@ -823,15 +818,6 @@ static void print_progress(struct tracer *t, const char *prefix)
 
 static void print_drops(struct tracer *t)
 {
-	static const char *const kind_names[TAF_REC_KIND_MAX] = {
-		[TAF_REC_HEAP_ALLOC] = "HeapObjectAlloc",
-		[TAF_REC_SPAN_SWEEP] = "SpanSweep",
-		[TAF_REC_SPAN_ALLOC] = "SpanAlloc",
-		[TAF_REC_SPAN_FREE] = "SpanFree",
-		[TAF_REC_STACK_ALLOC] = "GoroutineStackAlloc",
-		[TAF_REC_STACK_FREE] = "GoroutineStackFree",
-		[TAF_REC_EXEC] = "Exec",
-	};
 	uint64_t st[TAF_STAT_MAX];
 	int k;
 
@@ -846,7 +832,7 @@ static void print_drops(struct tracer *t)
 		if (st[TAF_STAT_DROPPED_BASE + k])
 			say("dropped %llu %s records: ring buffer full (try --ringbuf-size)",
 			    (unsigned long long)st[TAF_STAT_DROPPED_BASE + k],
-			    kind_names[k] ? kind_names[k] : "?");
+			    taf_rec_names[k].name);
 }
 
 static bool session_over(const struct tracer *t, const struct session *s)
