@@ -53,11 +53,14 @@ run_case() {
 }
 results=()
 
-# cgo: built here (build-workloads.sh builds with CGO_ENABLED=0).
+# cgo: knownalloc plus tests/go/cgoalloc/cgo.go, built here
+# (build-workloads.sh builds with CGO_ENABLED=0).
 CGO_BIN=$TMP/cgoalloc
-(cd "$ROOT/tests/go/cgoalloc" && CGO_ENABLED=1 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false \
+mkdir -p "$TMP/cgosrc"
+cp "$ROOT/tests/go/knownalloc/main.go" "$ROOT/tests/go/cgoalloc/cgo.go" "$TMP/cgosrc/"
+(cd "$TMP/cgosrc" && CGO_ENABLED=1 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false \
 	GOPROXY=off GOCACHE="$BUILD/go-cache" GOPATH="$BUILD/go-path" \
-	/usr/lib/go-1.27/bin/go build -o "$CGO_BIN" ./main.go) >"$TMP/cgo-build.log" 2>&1 ||
+	/usr/lib/go-1.27/bin/go build -o "$CGO_BIN" ./main.go ./cgo.go) >"$TMP/cgo-build.log" 2>&1 ||
 	fail "cannot build the cgo workload: $(tail -n 5 "$TMP/cgo-build.log")"
 file -L "$CGO_BIN" | grep -q 'dynamically linked' || fail "cgo workload is not dynamically linked"
 run_case cgo "$CGO_BIN"
