@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gobin.h"
 #include "disasm.h"
 #include "go_binary.h"
 
@@ -272,27 +273,6 @@ static void test_site_that_a_loop_jumps_to_is_flagged(void **state)
 }
 
 /* --- the hooked runtime functions ------------------------------------- */
-
-static struct go_binary *open_bin(int minor, const char *flavour)
-{
-	const char *dir = getenv("TRACEAF_GOBIN_DIR");
-	struct go_binary *bin = NULL;
-	char path[512], err[512];
-
-	snprintf(path, sizeof(path), "%s/allocloop-go1.%d%s",
-		 dir ? dir : "build/go-bin", minor, flavour);
-	if (go_binary_open(path, &bin, err, sizeof(err)))
-		fail_msg("%s (run tests/go/build-workloads.sh)", err);
-	return bin;
-}
-
-static void bin_path(char *buf, size_t len, int minor, const char *flavour)
-{
-	const char *dir = getenv("TRACEAF_GOBIN_DIR");
-
-	snprintf(buf, len, "%s/allocloop-go1.%d%s", dir ? dir : "build/go-bin",
-		 minor, flavour);
-}
 
 static void decode(struct go_binary *b, const char *func, struct disasm *d)
 {

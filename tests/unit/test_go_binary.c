@@ -23,6 +23,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "gobin.h"
 #include "disasm.h"
 #include "go_binary.h"
 
@@ -31,27 +32,6 @@
 
 static const char *const flavours[] = { "", "-stripped", "-pie",
 					"-stripped-pie" };
-
-static void bin_path(char *buf, size_t len, int minor, const char *flavour)
-{
-	const char *dir = getenv("TRACEAF_GOBIN_DIR");
-
-	snprintf(buf, len, "%s/allocloop-go1.%d%s", dir ? dir : "build/go-bin",
-		 minor, flavour);
-}
-
-static struct go_binary *open_bin(int minor, const char *flavour)
-{
-	struct go_binary *bin = NULL;
-	char path[512], err[512];
-	int rc;
-
-	bin_path(path, sizeof(path), minor, flavour);
-	rc = go_binary_open(path, &bin, err, sizeof(err));
-	if (rc)
-		fail_msg("%s (run tests/go/build-workloads.sh)", err);
-	return bin;
-}
 
 /* --- refusing what is not a Go amd64 executable --------------------- */
 

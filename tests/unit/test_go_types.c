@@ -22,31 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gobin.h"
 #include "go_binary.h"
 #include "go_layout.h"
 #include "go_types.h"
 
 #define FIRST_MINOR 21
 #define LAST_MINOR 27
-
-static void bin_path(char *buf, size_t len, int minor, const char *flavour)
-{
-	const char *dir = getenv("TRACEAF_GOBIN_DIR");
-
-	snprintf(buf, len, "%s/allocloop-go1.%d%s", dir ? dir : "build/go-bin",
-		 minor, flavour);
-}
-
-static struct go_binary *open_bin(int minor, const char *flavour)
-{
-	struct go_binary *bin = NULL;
-	char path[512], err[512];
-
-	bin_path(path, sizeof(path), minor, flavour);
-	if (go_binary_open(path, &bin, err, sizeof(err)))
-		fail_msg("%s (run tests/go/build-workloads.sh)", err);
-	return bin;
-}
 
 /* --- the layout table ----------------------------------------------- */
 

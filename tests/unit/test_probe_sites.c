@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gobin.h"
 #include "alloc_sites.h"
 #include "disasm.h"
 #include "go_binary.h"
@@ -47,20 +48,6 @@
 static const char *const flavours[] = { "", "-stripped", "-pie",
 					"-stripped-pie" };
 static const char *const workloads[] = { "allocloop", "fullwork" };
-
-static struct go_binary *open_bin(const char *name, int minor,
-				  const char *flavour)
-{
-	const char *dir = getenv("TRACEAF_GOBIN_DIR");
-	struct go_binary *bin = NULL;
-	char path[512], err[512];
-
-	snprintf(path, sizeof(path), "%s/%s-go1.%d%s", dir ? dir : "build/go-bin",
-		 name, minor, flavour);
-	if (go_binary_open(path, &bin, err, sizeof(err)))
-		fail_msg("%s (run make workloads)", err);
-	return bin;
-}
 
 /* Producers of one binary and their analyses. */
 struct analysed {
@@ -78,7 +65,7 @@ static void analyse(struct analysed *a, const char *name, int minor,
 	size_t i;
 
 	memset(a, 0, sizeof(*a));
-	a->bin = open_bin(name, minor, flavour);
+	a->bin = gobin_open(name, minor, flavour);
 	assert_int_equal(as_env_init(&a->env, a->bin), 0);
 	assert_int_equal(as_find_producers(a->bin, &a->names, &a->entries, &a->n), 0);
 	a->env.producers = a->entries;
@@ -163,7 +150,7 @@ static void test_every_producer_is_found(void **state)
 	for (w = 0; w < sizeof(workloads) / sizeof(workloads[0]); w++)
 		for (minor = FIRST_MINOR; minor <= LAST_MINOR; minor++)
 			for (fl = 0; fl < 4; fl++) {
-				struct go_binary *bin = open_bin(workloads[w], minor, flavours[fl]);
+				struct go_binary *bin = gobin_open(workloads[w], minor, flavours[fl]);
 				char **p, **c, what[96];
 				uint64_t *e;
 				size_t np, nc;
@@ -593,7 +580,7 @@ static int first_with_cb(const char *name, uint64_t entry, uint64_t size, void *
 
 static void test_analysis_refuses_what_it_cannot_prove(void **state)
 {
-	struct go_binary *bin = open_bin("fullwork", 27, "");
+	struct go_binary *bin = gobin_open("fullwork", 27, "");
 	struct first_with fw = { .bin = bin, .kind = INSN_JMP_IND };
 	struct as_env env;
 	struct as_func f;
@@ -658,7 +645,7 @@ static void test_plan_puts_no_single_stepped_probe_on_allocations(void **state)
 	unsetenv(PROBE_PLAN_REFUSE_ENV);
 	for (minor = FIRST_MINOR; minor <= LAST_MINOR; minor++)
 		for (fl = 0; fl < 4; fl++) {
-			struct go_binary *bin = open_bin("fullwork", minor, flavours[fl]);
+			struct go_binary *bin = gobin_open("fullwork", minor, flavours[fl]);
 			struct probe_plan p;
 			struct role_count rc;
 			char err[256];
@@ -682,7 +669,7 @@ static void test_plan_puts_no_single_stepped_probe_on_allocations(void **state)
 
 static void test_plan_falls_back_for_refused_producers_and_their_callees(void **state)
 {
-	struct go_binary *bin = open_bin("fullwork", 27, "-stripped");
+	struct go_binary *bin = gobin_open("fullwork", 27, "-stripped");
 	struct probe_plan p;
 	struct role_count sc6, slow, sc5;
 	char err[256];
@@ -709,7 +696,7 @@ static void test_plan_falls_back_for_refused_producers_and_their_callees(void **
 	go_binary_close(bin);
 
 	/* 1.23: the one producer falls back, alone. */
-	bin = open_bin("fullwork", 23, "-pie");
+	bin = gobin_open("fullwork", 23, "-pie");
 	setenv(PROBE_PLAN_REFUSE_ENV, "runtime.mallocgc", 1);
 	assert_int_equal(probe_plan_build(bin, &p, err, sizeof(err)), 0);
 	unsetenv(PROBE_PLAN_REFUSE_ENV);
@@ -724,7 +711,7 @@ static void test_plan_falls_back_for_refused_producers_and_their_callees(void **
 
 static void test_plan_entry_ret_mode_is_the_old_plan(void **state)
 {
-	struct go_binary *bin = open_bin("fullwork", 27, "");
+	struct go_binary *bin = gobin_open("fullwork", 27, "");
 	struct probe_plan p;
 	struct role_count all, mg;
 	char err[256];
