@@ -97,7 +97,7 @@ FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror \
                -Wno-unused-parameter -D_GNU_SOURCE -Iinclude -Itests/unit \
                -fsanitize=address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer
-FUZZ_MODS  := go_buildinfo go_binary go_pclntab go_dwarf go_types \
+FUZZ_MODS  := go_buildinfo go_binary go_pclntab go_dwarf go_types u64_map \
               go_layout go_layout_table disasm trace_writer
 FUZZ_LIB   := $(patsubst %,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_MODS))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%, \

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "trace_writer.h"
+#include "u64_map.h"
 
 /* internal/trace/event/go122 (1.23) = internal/trace/tracev2 (1.25+). */
 enum {
@@ -74,28 +75,18 @@ struct tw_type {
 	size_t name_off, name_len;   /* in tw_gen.names */
 };
 
-/*
- * Open-addressing map from a 64-bit key to an index (stored + 1, so 0 is an
- * empty slot).  Capacity is a power of two, at most half full.
- */
-struct tw_index {
-	uint64_t *keys;
-	uint32_t *vals;
-	size_t cap, n;
-};
-
 struct tw_gen {
 	uint64_t gen, freq, ts_floor;
 	struct tw_heap_info info;
 
 	struct tw_thread *threads;   /* in order of first event */
 	size_t nthreads, threads_cap;
-	struct tw_index thread_index;
+	struct u64_map thread_index; /* thread ID + 1 -> index */
 	size_t last_thread;          /* cache: bursts come from one thread */
 
 	struct tw_type *types;       /* type ID i+1 is types[i] */
 	size_t ntypes, types_cap;
-	struct tw_index type_index;
+	struct u64_map type_index;   /* type address -> index */
 	char *names;
 	size_t names_len, names_cap;
 
@@ -157,76 +148,6 @@ static int grow(void **p, size_t *cap, size_t need, size_t size,
 	return 0;
 }
 
-/* splitmix64's finalizer: thread IDs and type addresses are not random. */
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	x ^= x >> 31;
-	return x;
-}
-
-/* Returns the index stored for key, or -1. */
-static inline long index_get(const struct tw_index *ix, uint64_t key)
-{
-	size_t mask = ix->cap - 1, i;
-
-	if (!ix->cap)
-		return -1;
-	for (i = mix64(key) & mask; ix->vals[i]; i = (i + 1) & mask)
-		if (ix->keys[i] == key)
-			return (long)ix->vals[i] - 1;
-	return -1;
-}
-
-static void index_insert_nogrow(struct tw_index *ix, uint64_t key,
-				uint32_t val)
-{
-	size_t mask = ix->cap - 1, i;
-
-	for (i = mix64(key) & mask; ix->vals[i]; i = (i + 1) & mask)
-		;
-	ix->keys[i] = key;
-	ix->vals[i] = val;
-	ix->n++;
-}
-
-/* Adds key -> idx; key must not be present. */
-static int index_put(struct tw_index *ix, uint64_t key, size_t idx)
-{
-	if (idx >= UINT32_MAX)
-		return -ENOMEM;
-	if ((ix->n + 1) * 2 > ix->cap) {
-		struct tw_index big = { .cap = ix->cap ? ix->cap * 2 : 64 };
-		size_t i;
-
-		big.keys = malloc(big.cap * sizeof(*big.keys));
-		big.vals = calloc(big.cap, sizeof(*big.vals));
-		if (!big.keys || !big.vals) {
-			free(big.keys);
-			free(big.vals);
-			return -ENOMEM;
-		}
-		for (i = 0; i < ix->cap; i++)
-			if (ix->vals[i])
-				index_insert_nogrow(&big, ix->keys[i],
-						    ix->vals[i]);
-		free(ix->keys);
-		free(ix->vals);
-		*ix = big;
-	}
-	index_insert_nogrow(ix, key, (uint32_t)idx + 1);
-	return 0;
-}
-
-static void index_free(struct tw_index *ix)
-{
-	free(ix->keys);
-	free(ix->vals);
-}
-
 struct tw_gen *tw_gen_new(uint64_t gen, uint64_t freq,
 			  const struct tw_heap_info *info, uint64_t ts_floor)
 {
@@ -258,9 +179,9 @@ void tw_gen_free(struct tw_gen *g)
 		free(g->threads[i].batches);
 	}
 	free(g->threads);
-	index_free(&g->thread_index);
+	u64_map_free(&g->thread_index);
 	free(g->types);
-	index_free(&g->type_index);
+	u64_map_free(&g->type_index);
 	free(g->names);
 	free(g);
 }
@@ -268,18 +189,18 @@ void tw_gen_free(struct tw_gen *g)
 static struct tw_thread *thread_get(struct tw_gen *g, uint64_t id)
 {
 	struct tw_thread *t;
-	long i;
+	uint64_t i;
 
 	if (g->nthreads && g->threads[g->last_thread].id == id)
 		return &g->threads[g->last_thread];
-	i = index_get(&g->thread_index, id);
-	if (i < 0) {
+	/* + 1: thread 0 is a valid M, key 0 is the map's empty slot. */
+	if (!u64_map_get(&g->thread_index, id + 1, &i)) {
 		if (grow((void **)&g->threads, &g->threads_cap, g->nthreads + 1,
 			 sizeof(*g->threads), 16))
 			return NULL;
-		if (index_put(&g->thread_index, id, g->nthreads))
+		if (u64_map_put(&g->thread_index, id + 1, g->nthreads))
 			return NULL;
-		i = (long)g->nthreads++;
+		i = g->nthreads++;
 		t = &g->threads[i];
 		memset(t, 0, sizeof(*t));
 		t->id = id;
@@ -365,12 +286,11 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 
 uint64_t tw_gen_type_id(const struct tw_gen *g, uint64_t addr)
 {
-	long i;
+	uint64_t i;
 
-	if (!addr)
+	if (!addr || !u64_map_get(&g->type_index, addr, &i))
 		return 0;
-	i = index_get(&g->type_index, addr);
-	return i < 0 ? 0 : (uint64_t)i + 1;
+	return i + 1;
 }
 
 uint64_t tw_gen_define_type(struct tw_gen *g, uint64_t addr, uint64_t size,
@@ -394,7 +314,7 @@ uint64_t tw_gen_define_type(struct tw_gen *g, uint64_t addr, uint64_t size,
 		 sizeof(*g->types), 64) ||
 	    grow((void **)&g->names, &g->names_cap, g->names_len + name_len,
 		 1, 4096) ||
-	    index_put(&g->type_index, addr, g->ntypes))
+	    u64_map_put(&g->type_index, addr, g->ntypes))
 		return 0;
 	ty = &g->types[g->ntypes++];
 	ty->addr = addr;

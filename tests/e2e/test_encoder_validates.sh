@@ -29,7 +29,7 @@ trap 'rm -rf "$work"' EXIT
 
 $CC -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -Iinclude tests/e2e/gen_sample_trace.c \
-	user/trace_writer.c user/trace_sink.c -o "$work/gen" ||
+	user/trace_writer.c user/trace_sink.c user/u64_map.c -o "$work/gen" ||
 	fail "cannot build gen_sample_trace"
 
 mkdir "$work/out"
