@@ -168,18 +168,17 @@ static int span_objects(const struct target *t, const struct snap_layout *sl,
 	return rc;
 }
 
-static int read_spans(const struct target *t, const struct snap_layout *sl,
-		      const struct heap_snapshot_cb *cb,
-		      struct heap_snapshot_stats *st)
+/*
+ * Reads the Go slice of pointers whose header ({ptr, len, cap}) is at
+ * `hdr` (mheap_.allspans, allgs): a malloc'd copy in *out, its length in
+ * *n.  Refuses lengths above `max`, which only a corrupt read gives.
+ */
+static int read_ptr_slice(const struct target *t, uint64_t hdr, uint64_t max,
+			  uint64_t **out, uint64_t *n)
 {
-	uint64_t slice[2], i, *ptrs;
-	uint8_t ms[MSPAN_READ_MAX];
-	int rc = 0;
+	uint64_t slice[2], *ptrs;
 
-	if (target_read(t, sl->mheap + (uint64_t)sl->l.mheap_allspans.off, slice,
-			sizeof(slice)))
-		return -EIO;
-	if (slice[1] > (1ull << 28))
+	if (target_read(t, hdr, slice, sizeof(slice)) || slice[1] > max)
 		return -EIO;
 	ptrs = malloc(slice[1] * 8 + 8);
 	if (!ptrs)
@@ -188,7 +187,24 @@ static int read_spans(const struct target *t, const struct snap_layout *sl,
 		free(ptrs);
 		return -EIO;
 	}
-	for (i = 0; i < slice[1] && rc == 0; i++) {
+	*out = ptrs;
+	*n = slice[1];
+	return 0;
+}
+
+static int read_spans(const struct target *t, const struct snap_layout *sl,
+		      const struct heap_snapshot_cb *cb,
+		      struct heap_snapshot_stats *st)
+{
+	uint64_t n, i, *ptrs;
+	uint8_t ms[MSPAN_READ_MAX];
+	int rc;
+
+	rc = read_ptr_slice(t, sl->mheap + (uint64_t)sl->l.mheap_allspans.off,
+			    1ull << 28, &ptrs, &n);
+	if (rc)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
 		uint64_t base, npages;
 		uint8_t state, spanclass;
 
@@ -218,21 +234,13 @@ static int read_stacks(const struct target *t, const struct snap_layout *sl,
 		       const struct heap_snapshot_cb *cb,
 		       struct heap_snapshot_stats *st)
 {
-	uint64_t slice[2], i, *gs;
-	int rc = 0;
+	uint64_t n, i, *gs;
+	int rc;
 
-	if (target_read(t, sl->allgs, slice, sizeof(slice)))
-		return -EIO;
-	if (slice[1] > (1ull << 26))
-		return -EIO;
-	gs = malloc(slice[1] * 8 + 8);
-	if (!gs)
-		return -ENOMEM;
-	if (slice[1] && target_read(t, slice[0], gs, slice[1] * 8)) {
-		free(gs);
-		return -EIO;
-	}
-	for (i = 0; i < slice[1] && rc == 0; i++) {
+	rc = read_ptr_slice(t, sl->allgs, 1ull << 26, &gs, &n);
+	if (rc)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++) {
 		uint64_t stk[2];
 
 		if (target_read(t, gs[i] + (uint64_t)sl->l.g_stack.off, stk,
