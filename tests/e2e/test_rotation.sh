@@ -80,7 +80,7 @@ check_each() {
 # check_names PID FILE...: names carry the PID, SEQ increases by 1 from the
 # first, ls order = SEQ order = modification-time order.  Sets SEQS.
 check_names() {
-	local pid=$1 f prev='' want seq
+	local pid=$1 f want seq
 	shift
 	SEQS=()
 	for f in "$@"; do
@@ -96,10 +96,19 @@ check_names() {
 		fi
 		SEQS+=("$seq")
 	done
-	# ls -t (newest first, by mtime, ns resolution) reversed must be ls.
-	prev=$(cd "$(dirname "$1")" && ls -1 -- *.trace | tr '\n' ' ')
-	want=$(cd "$(dirname "$1")" && ls -1 -t -r -- *.trace | tr '\n' ' ')
-	[ "$prev" = "$want" ] || fail "ls order ($prev) is not modification order ($want)"
+	# Modification times must not decrease in SEQ (= ls) order.  Compare
+	# the times themselves rather than "ls -t": files finished within one
+	# clock tick share an mtime, and ls breaks such ties by name in the
+	# order -r reverses.
+	local t last='' lastf=''
+	for f in "$@"; do
+		t=$(stat -c %.9Y -- "$f") || fail "stat $f"
+		# Same-width "seconds.nanoseconds": string order is time order.
+		if [ -n "$last" ] && [[ $t < $last ]]; then
+			fail "ls order is not modification order: $(basename "$lastf") ($last) is newer than $(basename "$f") ($t)"
+		fi
+		last=$t lastf=$f
+	done
 }
 
 # ---- 1: keep all
