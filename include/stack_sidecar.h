@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * stack_sidecar.h - allocation-site call stacks beside each trace file.
+ *
+ * The AllocFree events carry no stack argument, and an experimental batch
+ * of any other experiment makes Go 1.25-1.27 parsers panic, so with
+ * --stacks every trace file F.trace gets a sidecar F.trace.stacks that no
+ * Go tool looks at.  It names, for each HeapObjectAlloc in F, the call
+ * stack that made it, symbolized (function, file, line) when it was
+ * written, so the sidecar and its trace can be read anywhere, without the
+ * binary.  An allocation is keyed by (generation, object ID, timestamp),
+ * the three values its event has in the trace, so the link survives any
+ * batch order.  The byte format is documented in README.md ("Stack
+ * sidecar") and in user/stack_sidecar.c.
+ */
+#ifndef STACK_SIDECAR_H
+#define STACK_SIDECAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STACK_SIDECAR_SUFFIX ".stacks"
+
+struct stack_frame {
+	const char *func;   /* "main.leak", never NULL ("?" if unknown) */
+	const char *file;   /* "/src/app/main.go", never NULL ("?") */
+	uint32_t line;      /* 0 if unknown */
+	uint64_t pc;        /* link address (not load address) */
+};
+
+/* ---- reading (report, pprof) ---- */
+
+struct stack_sidecar;
+
+/*
+ * Opens TRACE_PATH's sidecar (TRACE_PATH STACK_SIDECAR_SUFFIX).  Returns 0,
+ * -ENOENT if there is none (the trace was made without --stacks), or
+ * another negative errno if it is unreadable or malformed.
+ */
+int stack_sidecar_open(const char *trace_path, struct stack_sidecar **out);
+
+/*
+ * The stack of the allocation whose HeapObjectAlloc event in the trace has
+ * generation GEN, object ID ID and timestamp TS (the event's absolute
+ * timestamp in trace ticks, as the parser reports it).  Returns 0 and sets
+ * *STACK_ID, or -ENOENT if the sidecar has no stack for it (dropped, or an
+ * object that existed before tracing began).
+ */
+int stack_sidecar_lookup(const struct stack_sidecar *s, uint64_t gen,
+			 uint64_t id, uint64_t ts, uint32_t *stack_id);
+
+/*
+ * Frames of STACK_ID, innermost first (the allocating function's caller
+ * chain starting at the first frame outside the runtime's allocator).
+ * Returns 0, or -ENOENT for an unknown ID.  Pointers live as long as S.
+ */
+int stack_sidecar_frames(const struct stack_sidecar *s, uint32_t stack_id,
+			 const struct stack_frame **frames, size_t *n);
+
+void stack_sidecar_close(struct stack_sidecar *s);
+
+#endif /* STACK_SIDECAR_H */
