@@ -72,6 +72,30 @@ struct {
 	__type(value, struct inflight_val);
 } inflight SEC(".maps");
 
+/* errno values of bpf_get_stackid (vmlinux.h has no errno.h). */
+#define TAF_ENOMEM 12
+#define TAF_EEXIST 17
+
+/*
+ * --stacks: set by the loader before load, so without it the verifier
+ * drops the stack code and an allocation costs what it did before.
+ */
+const volatile __u32 capture_stacks = 0;
+
+/*
+ * Allocating call stacks (--stacks), deduplicated by the kernel: a record
+ * carries a 4-byte key instead of the PCs.  Entries are never replaced
+ * (no BPF_F_REUSE_STACKID), so a key the daemon has read stays valid; a
+ * full map or a hash collision gives -ENOMEM / -EEXIST, and then the
+ * record carries the PCs.  Sized by the loader (1 entry without --stacks).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, TAF_STACK_DEPTH * sizeof(__u64));
+} alloc_stacks SEC(".maps");
+
 /* Per-binary runtime layouts, indexed by TAF_COOKIE_LAYOUT(cookie). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -136,6 +160,60 @@ static __always_inline __u64 stack_depth(struct pt_regs *ctx)
 	return hi > ctx->sp ? hi - ctx->sp : 0;
 }
 
+/*
+ * Reserves a heap-alloc record, with its call stack under --stacks (RET_AT:
+ * where the probed function's return address is).  NULL when the ring is
+ * full (counted).
+ */
+static __always_inline struct taf_rec_heap_alloc *
+reserve_heap_alloc(struct pt_regs *ctx, __u64 ret_at)
+{
+	struct taf_rec_heap_alloc_stack *rs;
+	struct taf_rec_heap_alloc *rec;
+	__s32 id;
+
+	if (!capture_stacks) {
+		rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+		if (!rec) {
+			stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
+			return NULL;
+		}
+		fill_hdr(&rec->hdr, TAF_REC_HEAP_ALLOC, sizeof(*rec));
+		return rec;
+	}
+	/* Before reserving: the walk is the slow part, hold no ring space. */
+	id = bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
+	if (id == -TAF_ENOMEM || id == -TAF_EEXIST) {
+		/* No room in the map: the PCs travel in the record. */
+		struct taf_rec_heap_alloc_pcs *rp;
+		long n;
+
+		rp = bpf_ringbuf_reserve(&events, sizeof(*rp), 0);
+		if (!rp) {
+			stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
+			return NULL;
+		}
+		n = bpf_get_stack(ctx, rp->pcs, sizeof(rp->pcs),
+				  BPF_F_USER_STACK);
+		fill_hdr(&rp->s.a.hdr, TAF_REC_HEAP_ALLOC, sizeof(*rp));
+		rp->s.nr_pcs = n > 0 ? (__u32)(n / sizeof(__u64)) : 0;
+		rs = &rp->s;
+	} else {
+		rs = bpf_ringbuf_reserve(&events, sizeof(*rs), 0);
+		if (!rs) {
+			stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
+			return NULL;
+		}
+		fill_hdr(&rs->a.hdr, TAF_REC_HEAP_ALLOC, sizeof(*rs));
+		rs->nr_pcs = 0;
+	}
+	rs->a.hdr.flags = TAF_ALLOC_F_STACK;
+	rs->stack_id = id;
+	if (bpf_probe_read_user(&rs->ret, sizeof(rs->ret), (void *)ret_at))
+		rs->ret = 0;
+	return &rs->a;
+}
+
 SEC("uprobe")
 int alloc_enter(struct pt_regs *ctx)
 {
@@ -195,12 +273,10 @@ int alloc_exit(struct pt_regs *ctx)
 	if (size == 0)
 		return 0;
 
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
+	/* At the RET the return address is at SP. */
+	rec = reserve_heap_alloc(ctx, ctx->sp);
+	if (!rec)
 		return 0;
-	}
-	fill_hdr(&rec->hdr, TAF_REC_HEAP_ALLOC, sizeof(*rec));
 	rec->addr = ctx->ax;
 	rec->type = type;
 	rec->size = size;
@@ -575,13 +651,10 @@ int alloc_site(struct pt_regs *ctx)
 			stat_inc(TAF_STAT_ALLOC_NO_TYPE);
 	}
 
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
+	rec = reserve_heap_alloc(ctx, ctx->sp + (__s64)s->ret_off);
+	if (!rec)
 		return 0;
-	}
-	fill_hdr(&rec->hdr, TAF_REC_HEAP_ALLOC, sizeof(*rec));
-	rec->hdr.flags = flags;
+	rec->hdr.flags |= flags;
 	rec->addr = obj;
 	rec->type = type;
 	rec->size = size;

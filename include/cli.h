@@ -22,6 +22,8 @@ struct taf_options {
 	uint64_t rotate_size;       /* --rotate-size, bytes; 0 = never */
 	unsigned rotate_files;      /* --rotate-files, 0 = keep all */
 	unsigned ringbuf_mb;        /* --ringbuf-size in MiB */
+	unsigned sample;            /* --sample N: 1 allocation in N, >= 1 */
+	bool stacks;                /* --stacks: allocation call stacks */
 	int verbose;                /* -v, repeatable */
 	unsigned max_processes;     /* --max-processes, with --all */
 	const char **include;       /* --include PATTERN, repeatable */

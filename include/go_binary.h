@@ -134,6 +134,12 @@ uint64_t go_binary_text_start(const struct go_binary *bin);
  */
 int go_binary_moduledata(const struct go_binary *bin, uint64_t *addr);
 
+/*
+ * Link address of moduledata.gofunc, the go:func.* data that funcdata
+ * offsets (inline trees) are relative to. 0 or -ENOENT.
+ */
+int go_binary_gofunc(const struct go_binary *bin, uint64_t *addr);
+
 /* For go_dwarf.c: the libelf handle, and the slot for its lazy state. */
 struct Elf *go_binary_elf(const struct go_binary *bin);
 struct go_dwarf;

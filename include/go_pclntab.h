@@ -4,7 +4,8 @@
  *
  * Owns: reading the runtime's own function table (runtime/symtab.go
  * pcHeader, functab, _func; debug/gosym/pclntab.go): names, entries and
- * code sizes of every Go function. It is present in every Go binary, also
+ * code sizes of every Go function, and the source position (file, line,
+ * inlined calls) of any PC in them. It is present in every Go binary, also
  * one linked with -ldflags='-s -w' (no .symtab, no DWARF), because the
  * runtime needs it for tracebacks and stack growth.
  *
@@ -33,6 +34,7 @@ struct go_pclntab {
 	uint64_t nfiles;
 	/* Offsets of the sub-tables from the header (pcHeader.*Offset). */
 	uint64_t funcname_off, pctab_off, pcln_off;
+	uint64_t cutab_off, filetab_off;
 };
 
 struct go_func {
@@ -42,6 +44,14 @@ struct go_func {
 	uint64_t next_entry; /* entry of the following function (or etext) */
 	uint8_t funcid;      /* _func.funcID: 0 for ordinary code; wrappers
 				and a few runtime functions are non-zero */
+	/* pc-value tables (offsets into pctab, 0 = none) and the compile
+	 * unit's first entry in cutab: for go_pclntab_line. */
+	uint32_t pcfile, pcln, cu_offset;
+	/* Where _func is in the table and its pcdata/funcdata counts: for
+	 * go_pclntab_src_frames. */
+	uint64_t func_off;
+	uint32_t npcdata;
+	uint8_t nfuncdata;
 };
 
 /* True if the 8 bytes at p look like a pcHeader we can read (amd64). */
@@ -73,5 +83,45 @@ int go_pclntab_find(const struct go_pclntab *t, const char *name,
 /* The function containing pc, 0 or -ENOENT. */
 int go_pclntab_find_pc(const struct go_pclntab *t, uint64_t pc,
 		       struct go_func *out);
+
+/*
+ * Source position of the instruction at PC in function F (from
+ * go_pclntab_func or _find_pc): the file and line the runtime's own
+ * tracebacks print (runtime/symtab.go funcline1, pcvalue).  For a return
+ * address, ask for the call instruction (PC - 1), as tracebacks do.  Code
+ * inlined into F reports the inlined function's file and line (F stays
+ * the function: the inline tree is not read).  *FILE points into the
+ * table.  Returns 0, -ENOENT (no position for PC), or -EINVAL (corrupt).
+ */
+int go_pclntab_line(const struct go_pclntab *t, const struct go_func *f,
+		    uint64_t pc, const char **file, uint32_t *line);
+
+/*
+ * Reads LEN bytes at offset OFF of moduledata.gofunc (the go:func.* data
+ * that funcdata offsets are relative to).  Returns 0 or -EFAULT.
+ */
+typedef int (*go_gofunc_read_fn)(void *ctx, uint64_t off, void *buf,
+				 size_t len);
+
+/* One frame of source: a function, inlined or not, at a file and line. */
+struct go_src_frame {
+	const char *func;    /* points into the table */
+	const char *file;    /* "?" if unknown */
+	uint32_t line;       /* 0 if unknown */
+};
+
+/*
+ * The source frames of PC in F, innermost first: every call inlined at PC
+ * (F's inline tree, FUNCDATA_InlTree, and its PCDATA_InlTreeIndex table;
+ * runtime/symtabinl.go), then F itself at its call site: what a Go
+ * traceback prints for one physical frame.  READ fetches the inline tree
+ * (NULL, or Go < 1.20 tables: F alone).  Writes at most MAX frames, the
+ * innermost first, and returns how many (>= 1), or -ENOENT when PC is
+ * not in F.
+ */
+int go_pclntab_src_frames(const struct go_pclntab *t,
+			  const struct go_func *f, uint64_t pc,
+			  go_gofunc_read_fn read, void *ctx,
+			  struct go_src_frame *out, size_t max);
 
 #endif /* GO_PCLNTAB_H */

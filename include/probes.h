@@ -39,7 +39,15 @@ struct probes {
  * kernel refuses it, that is an error only if `exec_required`.
  */
 int probes_load(struct probes *p, uint64_t ringbuf_bytes, bool watch_exec,
-		bool exec_required, char *err, size_t errlen);
+		bool exec_required, unsigned stack_entries, char *err,
+		size_t errlen);
+
+/*
+ * `stack_entries` > 0 (--stacks): allocation records carry a call stack,
+ * kept in a stack map of that many entries, whose descriptor this returns
+ * (-1 without --stacks).
+ */
+int probes_stack_map_fd(const struct probes *p);
 
 /*
  * Attaches every site of `plan` in `binary_path` (for one process `pid`, or

@@ -20,15 +20,29 @@
 #include "traceaf_events.h"
 #include "u64_map.h"
 
+struct alloc_stacks;
 struct go_binary;
 struct go_type_reader;
 struct shadow_heap;
 struct trace_sink;
 
+/*
+ * Trace timestamps are ticks of 64 ns (the frequency batch says 1e9/64 per
+ * second), the runtime's own unit on amd64 (runtime/tracetime.go:
+ * traceTimeDiv, cputicks/64): a thread's delta between two allocations
+ * (~1 us traced) then fits one varint byte instead of two.  The session
+ * keeps nanoseconds; ns / SESSION_TICK_NS is an event's trace timestamp
+ * (before the writer's clamping to non-decreasing per thread).
+ */
+#define SESSION_TICK_NS 64
+
 struct session_opts {
 	const char *dir;
 	uint64_t rotate_size;
 	unsigned keep_files;
+	unsigned sample;     /* --sample: keep 1 heap allocation in N (0, 1: all) */
+	bool stacks;         /* --stacks: sidecars from stack map stack_map_fd */
+	int stack_map_fd;
 };
 
 /* One cached type description; names live in a shared arena. */
@@ -52,6 +66,11 @@ struct session_counts {
 	uint64_t lost_on_write;              /* events in generations not written */
 	uint64_t sweep_read_errors;          /* span bitmaps BPF couldn't read */
 	uint64_t written[TW_EV_COUNT];       /* events written, per trace event */
+	uint64_t sampled_out;                /* allocations --sample skipped */
+	/* --stacks: allocations written with a stack in a sidecar, without
+	 * one (unreadable), with one but not written. */
+	uint64_t stacks_with, stacks_without, stacks_lost;
+	uint64_t stacks_inline;  /* carried by the record: no room in the map */
 };
 
 struct session {
@@ -87,6 +106,11 @@ struct session {
 	bool sink_failed;
 	int sink_error;
 
+	unsigned sample;                 /* 1 heap allocation in N is kept */
+	struct alloc_stacks *stacks;     /* --stacks, else NULL */
+	/* The heap-alloc record being handled, when it carries a stack. */
+	const struct taf_rec_heap_alloc_stack *alloc_stack;
+	const struct taf_rec_heap_alloc_pcs *alloc_pcs;  /* ... with PCs */
 	struct session_counts counts;
 	uint64_t gen_events[TW_EV_COUNT];    /* in the generation being built */
 	uint64_t started_realtime;           /* seconds since the epoch */
@@ -128,6 +152,12 @@ int session_record(struct session *s, const void *data, size_t len);
  * failed write; after one, later generations are counted as lost.
  */
 int session_cut(struct session *s);
+
+/*
+ * --stacks: completes the current trace file's sidecar and updates the
+ * stacks_* counts (after the last session_cut).
+ */
+void session_stacks_close(struct session *s);
 
 /* Cuts the last generation and closes everything. */
 void session_finish(struct session *s);

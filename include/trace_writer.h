@@ -83,6 +83,9 @@ uint64_t tw_gen_define_type(struct tw_gen *g, uint64_t addr, uint64_t size,
 
 uint64_t tw_gen_events(const struct tw_gen *g);    /* events appended */
 uint64_t tw_gen_last_ts(const struct tw_gen *g);   /* largest ts written */
+/* Timestamp of the last event appended, as written: tw_gen_event raises
+ * one below its thread's previous event to that one's. */
+uint64_t tw_gen_last_event_ts(const struct tw_gen *g);
 size_t tw_gen_size_hint(const struct tw_gen *g);   /* >= bytes encoded */
 
 /*

@@ -45,6 +45,37 @@ struct taf_rec_heap_alloc {
 	__u64 size;      /* requested size in bytes */
 };
 
+/*
+ * TAF_REC_HEAP_ALLOC with --stacks (hdr.flags TAF_ALLOC_F_STACK): the
+ * allocating call stack as a key of the `alloc_stacks` map, which holds
+ * its user-space PCs (load addresses, innermost first, at most
+ * TAF_STACK_DEPTH).  The first PC is the probed instruction; when the
+ * probe sits where the allocation function has no frame of its own (at a
+ * RET, or in a frameless function) the frame-pointer walk skips its
+ * caller, so the return address travels along: the daemon puts it back
+ * when the walk's second PC is not it.
+ */
+struct taf_rec_heap_alloc_stack {
+	struct taf_rec_heap_alloc a;
+	__u64 ret;       /* return address of the probed function, 0 if unread */
+	__s32 stack_id;  /* alloc_stacks key, or -errno of bpf_get_stackid */
+	__u32 nr_pcs;    /* PCs in a taf_rec_heap_alloc_pcs, else 0 */
+};
+#define TAF_STACK_DEPTH 64
+
+/*
+ * When the stack map has no room for a stack (full, or its bucket holds
+ * another stack: -ENOMEM, -EEXIST), the record carries the PCs itself
+ * (bpf_get_stack): no allocation loses its stack, and only those pay for
+ * the bigger record.
+ */
+struct taf_rec_heap_alloc_pcs {
+	struct taf_rec_heap_alloc_stack s;
+	__u64 pcs[TAF_STACK_DEPTH];
+};
+/* Distinct stacks the map keeps: 512 bytes each, 8 MiB in all. */
+#define TAF_STACK_MAP_ENTRIES 16384
+
 /* Bytes of one span bitmap a sweep record carries: 1024 slots at most
  * (8 KiB span of 8-byte objects). */
 #define TAF_SPAN_BITMAP_MAX 128
@@ -233,6 +264,7 @@ struct taf_caller {
 /* TAF_REC_HEAP_ALLOC hdr.flags */
 #define TAF_ALLOC_F_NO_SIZE 1   /* size unknown (0) */
 #define TAF_ALLOC_F_NO_TYPE 2   /* type unknown (0); not the same as nil */
+#define TAF_ALLOC_F_STACK 4     /* a taf_rec_heap_alloc_stack (--stacks) */
 
 /* Indexes of the per-kind counters in the `stats` array map. */
 enum taf_stat {

@@ -3,6 +3,14 @@
 #   1. probe cost per allocation: untraced / floor / entry+RET / sites
 #      (scripts/bench_probes.sh, Go 1.23 and 1.27)
 #   2. shadow heap ns per operation (tests/bench/bench_shadow_heap.c)
+#   3. daemon throughput offline, one core (tests/bench/bench_daemon.c)
+#   4. bytes per event on disk, ours and the runtime's (fullwork)
+#   5. attach snapshot: how long the target is stopped, daemon peak RSS
+#      (tests/bench/bigheap)
+#   6. attach time on a > 100 MB Go binary (tests/bench/bigbin/gen.sh)
+#   7. ring-buffer drops at a sustained event rate (tests/bench/ratealloc)
+# Env: SECTIONS="1 2 3 4 5 6 7" (which to run), REPS=3, SNAP_N=4194304,
+#      RATES="500000 1000000" (allocations/s; ~2 events each), RATE_SECS=3
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -10,13 +18,150 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 export BUILD
 
 echo "== machine: $(nproc) vCPUs, $(uname -r), $(date -u +%Y-%m-%d)"
-echo
-echo "== 1. what tracing costs an allocating Go program (ns per allocation)"
+SECTIONS=${SECTIONS:-"1 2 3 4 5 6 7"}
+REPS=${REPS:-3}
+export REPS
+GOBIN=${TRACEAF_GOBIN_DIR:-$BUILD/go-bin}
+TMP=$(mktemp -d /tmp/bench.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+on() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# gobuild DIR OUT: a module-less Go 1.27 build, like tests/go's workloads
+gobuild() {
+	(cd "$1" && GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOPROXY=off \
+		GOCACHE="$BUILD/go-cache" CGO_ENABLED=0 \
+		/usr/lib/go-1.27/bin/go build -trimpath -o "$2" ./main.go)
+}
 make -s BUILD="$BUILD" workloads >/dev/null
-./scripts/bench_probes.sh
-echo
-echo "== 2. daemon: shadow heap (ns per operation)"
-mkdir -p "$BUILD/bench"
-gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude tests/bench/bench_shadow_heap.c \
-	user/shadow_heap.c user/u64_map.c -o "$BUILD/bench/bench_shadow_heap"
-"$BUILD/bench/bench_shadow_heap"
+make -s BUILD="$BUILD" "$BUILD/bench/bench_daemon" >/dev/null
+
+if on 1; then
+	echo
+	echo "== 1. what tracing costs an allocating Go program (ns per allocation)"
+	./scripts/bench_probes.sh
+fi
+if on 2; then
+	echo
+	echo "== 2. daemon: shadow heap (ns per operation)"
+	mkdir -p "$BUILD/bench"
+	gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude tests/bench/bench_shadow_heap.c \
+		user/shadow_heap.c user/u64_map.c -o "$BUILD/bench/bench_shadow_heap"
+	"$BUILD/bench/bench_shadow_heap"
+fi
+if on 3; then
+	echo
+	echo "== 3. daemon: records -> files offline, one core (median of $REPS)"
+	for i in $(seq "$REPS"); do
+		"$BUILD/bench/bench_daemon" "$GOBIN/fullwork-go1.27" >"$TMP/d.$i" ||
+			exit 1
+	done
+	head -n 1 "$TMP/d.1"
+	for k in events_per_s ns_per_event bytes_per_event; do
+		printf '%s %s\n' "$k" "$(cat "$TMP"/d.* | awk -v k=$k '$1 == k { print $2 }' | median)"
+	done
+	echo "(target: >= 5 M events/s; bytes/event of the synthesized stream)"
+fi
+
+# traced_fullwork VER DIR: fullwork -scale 0.1 traced from its phase start
+traced_fullwork() {
+	local w t
+	"$GOBIN/fullwork-go$1" -scale 0.1 >"$2.w" 2>&1 &
+	w=$!
+	for _ in $(seq 100); do grep -qs '^ready' "$2.w" && break; sleep 0.1; done
+	"$BUILD/traceaf-bpf" -p "$w" -o "$2" >"$2.t" 2>&1 &
+	t=$!
+	for _ in $(seq 600); do grep -qs attached "$2.t" && break; sleep 0.1; done
+	kill -USR1 "$w"
+	wait "$w"
+	wait "$t"
+}
+
+if on 4; then
+	echo
+	echo "== 4. bytes per event on disk (fullwork -scale 0.1; tracecheck's bytes_per_event)"
+	for ver in 1.23 1.27; do
+		tc=$BUILD/tracecheck-go$ver
+		[ -x "$tc" ] || tests/go/build-tracecheck.sh "$ver" "$tc" >/dev/null ||
+			exit 1
+		traced_fullwork "$ver" "$TMP/bpe$ver"
+		ours=$(cat "$TMP/bpe$ver"/*.trace | "$tc" | awk '$1 == "bytes_per_event" { print $2 }')
+		GODEBUG=traceallocfree=1 "$GOBIN/fullwork-go$ver" -scale 0.1 \
+			-wait=false -native "$TMP/native$ver.trace" >/dev/null 2>&1
+		native=$("$tc" "$TMP/native$ver.trace" | awk '$1 == "bytes_per_event" { print $2 }')
+		echo "Go $ver: ours $ours, the runtime's own $native (target: ours <= 6)"
+	done
+fi
+
+if on 5; then
+	echo
+	n=${SNAP_N:-4194304}
+	echo "== 5. attach snapshot: $n live 64-byte objects (median of $REPS)"
+	gobuild tests/bench/bigheap "$BUILD/bench/bigheap-go1.27" || exit 1
+	for i in $(seq "$REPS"); do
+		"$BUILD/bench/bigheap-go1.27" -n "$n" >"$TMP/h.w" 2>&1 &
+		w=$!
+		for _ in $(seq 600); do grep -qs '^holding' "$TMP/h.w" && break; sleep 0.1; done
+		/usr/bin/time -v "$BUILD/traceaf-bpf" -v -p "$w" -o "$TMP/h.out" -d 1s \
+			>"$TMP/h.t" 2>&1
+		kill "$w"
+		wait "$w" 2>/dev/null || true
+		rm -rf "$TMP/h.out"
+		sed -n 's/.*snapshot: \(.*\); stopped \([0-9.]*\) ms/\2 \1/p' "$TMP/h.t" >>"$TMP/h.stop"
+		awk '/Maximum resident/ { print $NF / 1024 }' "$TMP/h.t" >>"$TMP/h.rss"
+	done
+	echo "snapshot: $(head -n 1 "$TMP/h.stop" | cut -d' ' -f2-)"
+	echo "target stopped ms: $(cut -d' ' -f1 "$TMP/h.stop" | median) (runs: $(cut -d' ' -f1 "$TMP/h.stop" | tr '\n' ' '))"
+	echo "daemon peak RSS MiB: $(median <"$TMP/h.rss")"
+fi
+
+if on 6; then
+	echo
+	echo "== 6. attach time on a large Go binary (median of $REPS)"
+	src=$BUILD/bench/bigbin-src
+	big=$BUILD/bench/bigbin-go1.27
+	if [ ! -x "$big" ] || [ tests/bench/bigbin/gen.sh -nt "$big" ]; then
+		tests/bench/bigbin/gen.sh "$src" 20000 100 && gobuild "$src" "$big" ||
+			exit 1
+	fi
+	echo "binary: $(stat -c %s "$big") bytes; $(size "$big" | awk 'NR == 2 { printf "text %.1f MB, data %.1f MB", $1 / 1e6, $2 / 1e6 }')"
+	for i in $(seq "$REPS"); do
+		"$big" >"$TMP/b.w" 2>&1 &
+		w=$!
+		for _ in $(seq 600); do grep -qs '^ready' "$TMP/b.w" && break; sleep 0.1; done
+		t0=$(date +%s%N)
+		"$BUILD/traceaf-bpf" -p "$w" -o "$TMP/b.out" >"$TMP/b.t" 2>&1 &
+		t=$!
+		for _ in $(seq 6000); do grep -qs attached "$TMP/b.t" && break; sleep 0.01; done
+		echo $((($(date +%s%N) - t0) / 1000000)) >>"$TMP/b.ms"
+		kill -INT "$t"
+		wait "$t" || true
+		kill "$w"
+		wait "$w" 2>/dev/null || true
+		rm -rf "$TMP/b.out"
+	done
+	echo "start to attached, ms: $(median <"$TMP/b.ms") (runs: $(tr '\n' ' ' <"$TMP/b.ms")) (target < 1000)"
+fi
+
+if on 7; then
+	echo
+	echo "== 7. ring-buffer drops at a sustained rate (Go 1.27, 2 goroutines, ${RATE_SECS:-3} s)"
+	gobuild tests/bench/ratealloc "$BUILD/bench/ratealloc-go1.27" || exit 1
+	for rate in ${RATES:-500000 1000000}; do
+		"$BUILD/bench/ratealloc-go1.27" -rate "$rate" -secs "${RATE_SECS:-3}" >"$TMP/r.w" 2>&1 &
+		w=$!
+		for _ in $(seq 100); do grep -qs '^ready' "$TMP/r.w" && break; sleep 0.1; done
+		"$BUILD/traceaf-bpf" -p "$w" -o "$TMP/r.out" >"$TMP/r.t" 2>&1 &
+		t=$!
+		for _ in $(seq 600); do grep -qs attached "$TMP/r.t" && break; sleep 0.1; done
+		sleep 1
+		kill -USR1 "$w"
+		wait "$w"
+		wait "$t"
+		rm -rf "$TMP/r.out"
+		awk -v r="$rate" '/^done allocs=/ { sub(/.*secs=/, ""); secs = $1 + 0 }
+			/done: / { sub(/.*done: /, ""); ev = $3; dr = $(NF - 1) }
+			END { printf "%d allocations/s asked: %.2f M events/s written, %s dropped\n", r, ev / secs / 1e6, dr }' \
+			"$TMP/r.w" "$TMP/r.t"
+	done
+	echo "(events include the frees: ~2 per allocation; target: no drops at 1 M events/s)"
+fi

@@ -12,6 +12,7 @@
 #              the allocation-site analysis
 #   sites      traceaf-bpf as built: one probe per allocation on an
 #              emulated instruction inside the producing function
+#   stacks     sites with --stacks (the call stack of every allocation)
 # and the ratios sites/floor (whole cost per allocation) and
 # (sites-untraced)/(floor-untraced) (what the probes add).
 #
@@ -51,9 +52,9 @@ die() { echo "bench_probes: $*" >&2; exit 1; }
 # The floor loader links against the tracer's own modules (not main.o).
 if [ ! -x "$FLOOR" ] || [ "$ROOT/tools/floor_probe.c" -nt "$FLOOR" ] ||
    [ "$BUILD/floor.skel.h" -nt "$FLOOR" ]; then
-	objs=$(ls "$BUILD"/obj/*.o | grep -v '/main\.o$')
+	objs=$(ls "$BUILD"/obj/*.o "$BUILD"/obj/gen/*.o 2>/dev/null | grep -v '/main\.o$')
 	cc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -I"$BUILD" tools/floor_probe.c \
-		$objs -o "$FLOOR" -lbpf -lelf -ldw -lcapstone -lz -lm -lpthread ||
+		$objs -o "$FLOOR" -lbpf -lelf -ldw -lcapstone -lprotobuf-c -lz -lm -lpthread ||
 		die "cannot build $FLOOR"
 fi
 GO_VERSIONS="$VERSIONS" OUT="$GOBIN" tests/go/build-workloads.sh allocbench >/dev/null ||
@@ -105,6 +106,9 @@ run_one() {
 	sites)
 		"$TRACER" -p "$wpid" -o "$TMP/out" >"$TMP/a.log" 2>&1 &
 		;;
+	stacks)
+		"$TRACER" -p "$wpid" -o "$TMP/out" --stacks >"$TMP/a.log" 2>&1 &
+		;;
 	esac
 	apid=$!
 	PIDS+=("$apid")
@@ -131,16 +135,17 @@ measure() { # MODE VERSION KIND N
 	for i in $(seq "$REPS"); do run_one "$@"; done | median
 }
 
-printf '%-5s %-6s %10s %10s %12s %10s %12s %14s\n' go kind untraced floor entry-ret sites sites/floor added/floor-add
+printf '%-5s %-6s %10s %10s %12s %10s %10s %12s %14s\n' go kind untraced floor entry-ret sites stacks sites/floor added/floor-add
 for ver in $VERSIONS; do
 	for kind in $KINDS; do
 		u=$(measure untraced "$ver" "$kind" "$N")
 		f=$(measure floor "$ver" "$kind" "$N")
 		e=$(measure entry-ret "$ver" "$kind" "$NSLOW")
 		s=$(measure sites "$ver" "$kind" "$N")
-		awk -v ver="$ver" -v kind="$kind" -v u="$u" -v f="$f" -v e="$e" -v s="$s" 'BEGIN {
-			printf "%-5s %-6s %10.1f %10.1f %12.1f %10.1f %12.2f %14.2f\n",
-				ver, kind, u, f, e, s, s / f, (s - u) / (f - u) }'
+		k=$(measure stacks "$ver" "$kind" "$N")
+		awk -v ver="$ver" -v kind="$kind" -v u="$u" -v f="$f" -v e="$e" -v s="$s" -v k="$k" 'BEGIN {
+			printf "%-5s %-6s %10.1f %10.1f %12.1f %10.1f %10.1f %12.2f %14.2f\n",
+				ver, kind, u, f, e, s, k, s / f, (s - u) / (f - u) }'
 	done
 done
 echo "(ns per allocation, median of $REPS runs; entry-ret with $NSLOW allocations, the rest $N)"

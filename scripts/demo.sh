@@ -28,8 +28,8 @@ DEMO_PID=$!
 trap 'kill $DEMO_PID 2>/dev/null; wait $DEMO_PID 2>/dev/null || true' EXIT
 sleep 0.5
 
-echo "== sudo traceaf-bpf -p $DEMO_PID -d ${SECONDS_TRACED}s -o $OUT"
-"$BUILD/traceaf-bpf" -p "$DEMO_PID" -d "${SECONDS_TRACED}s" -o "$OUT" -v
+echo "== sudo traceaf-bpf -p $DEMO_PID -d ${SECONDS_TRACED}s --stacks -o $OUT"
+"$BUILD/traceaf-bpf" -p "$DEMO_PID" -d "${SECONDS_TRACED}s" --stacks -o "$OUT" -v
 
 echo
 echo "== what was written"
@@ -48,3 +48,9 @@ for f in "$OUT"/*.trace; do
 		"$DEMO_DIR/check.out" | sort -rn | head -n 6 |
 		awk -F'\t' '{ sub(/^type /, "", $2); printf "    %10d  %s\n", $1, $2 }'
 done
+
+echo
+echo "== traceaf-bpf report $OUT --html $DEMO_DIR/heap.html"
+"$BUILD/traceaf-bpf" report "$OUT" --top 8 --html "$DEMO_DIR/heap.html"
+echo "(the live heap over time, as a page: $DEMO_DIR/heap.html;"
+echo " a profile for go tool pprof: $BUILD/traceaf-bpf pprof $OUT -o heap.pb.gz)"

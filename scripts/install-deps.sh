@@ -80,7 +80,8 @@ apt-get install -y -qq --no-install-recommends \
 	make clang llvm libclang-rt-dev gcc libc6-dev pkg-config \
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libzstd-dev \
 	libcmocka-dev libcapstone-dev valgrind \
-	util-linux procps >/dev/null
+	libprotobuf-c-dev protobuf-c-compiler chromium \
+	util-linux procps strace jq libcap2-bin >/dev/null
 
 pkgs=""
 for v in $GO_VERSIONS; do

@@ -90,6 +90,8 @@ void cli_print_help(void)
 "    traceaf-bpf -p PID [OPTIONS]\n"
 "    traceaf-bpf --all [--include PAT]... [--exclude PAT]... [OPTIONS]\n"
 "    traceaf-bpf [OPTIONS] -- CMD [ARGS...]\n"
+"    traceaf-bpf report FILE|DIR [--json] [--html OUT] [--top N]\n"
+"    traceaf-bpf pprof FILE|DIR -o OUT.pb.gz\n"
 "    traceaf-bpf --help | --version\n"
 "\n"
 "DESCRIPTION\n"
@@ -113,6 +115,10 @@ void cli_print_help(void)
 "    With -- CMD, the program is started with the probes already in place,\n"
 "    so its first allocation is recorded; traceaf-bpf exits with the\n"
 "    program's exit status.  SIGINT and SIGTERM are passed on to it.\n"
+"\n"
+"    The report and pprof subcommands read trace files (no root needed):\n"
+"    per type and allocation site counts, leak suspects and a pprof\n"
+"    profile; see traceaf-bpf report --help and traceaf-bpf pprof --help.\n"
 "\n"
 "OPTIONS\n"
 "    -p, --pid PID\n"
@@ -140,6 +146,15 @@ void cli_print_help(void)
 "        reaches SIZE (e.g. 64M, 1G).  Default 256M; 0 disables.\n"
 "    -n, --rotate-files N\n"
 "        Keep only the newest N files per process.  Default: keep all.\n"
+"    --sample N\n"
+"        Record one heap allocation in N (and the frees of those objects\n"
+"        only); spans and stacks are all recorded.  Saves disk and daemon\n"
+"        time, not the probes' cost in the target.  Default 1 (all).\n"
+"    --stacks\n"
+"        Also record the call stack of every heap allocation, symbolized\n"
+"        (function, file, line; stripped binaries too) into F.stacks\n"
+"        beside each trace file F (README.md, \"Stack sidecar\").  Costs\n"
+"        the target about 1 us more per allocation.\n"
 "    --ringbuf-size MIB\n"
 "        BPF ring buffer size in MiB (power of two).  Default 64.\n"
 "    -v, --verbose\n"
@@ -152,14 +167,16 @@ void cli_print_help(void)
 "OUTPUT\n"
 "    Go execution traces (header \"go 1.23 trace\") holding the\n"
 "    experiment's HeapObjectAlloc events in per-thread batches, a\n"
-"    frequency batch (nanoseconds), the AllocFree info batch and a\n"
+"    frequency batch (64 ns ticks), the AllocFree info batch and a\n"
 "    per-generation type table.  Check one with\n"
 "    go run internal/trace/testdata/cmd/gotracevalidate (Go 1.23 sources).\n"
 "\n"
 "EXIT STATUS\n"
 "    0 after a clean stop; 1 on error (no such process, not a Go program,\n"
-"    unsupported Go version or kernel, not root); 2 on bad usage.  With\n"
-"    -- CMD: the program's own exit status (128+N if killed by signal N).\n"
+"    unsupported Go version, not root, a missing capability, no kernel\n"
+"    BTF, no uprobes: checked before anything is attached); 2 on bad\n"
+"    usage.  With -- CMD: the program's own exit status (128+N if killed\n"
+"    by signal N).\n"
 "\n"
 "OVERHEAD\n"
 "    Each allocation in the target hits uprobes: a few hundred ns when\n"
@@ -186,6 +203,8 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 }
 
 enum { OPT_RINGBUF = 0x100, OPT_INCLUDE, OPT_EXCLUDE, OPT_MAX_PROCS };
+enum { OPT_SAMPLE = 0x180 };
+enum { OPT_STACKS = 0x190 };
 
 static int push_pattern(const char ***list, size_t *n, const char *p)
 {
@@ -247,6 +266,8 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		{ "rotate-size", required_argument, NULL, 'r' },
 		{ "rotate-files", required_argument, NULL, 'n' },
 		{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+		{ "sample", required_argument, NULL, OPT_SAMPLE },
+		{ "stacks", no_argument, NULL, OPT_STACKS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -261,6 +282,7 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 	o->rotate_size = DEFAULT_ROTATE_SIZE;
 	o->ringbuf_mb = DEFAULT_RINGBUF_MB;
 	o->max_processes = DEFAULT_MAX_PROCESSES;
+	o->sample = 1;
 
 	optind = 1;
 	opterr = 0;
@@ -332,6 +354,16 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 				return CLI_ERROR;
 			}
 			o->ringbuf_mb = (unsigned)ul;
+			break;
+		case OPT_SAMPLE:
+			if (parse_uint(optarg, 1000000, &ul) || ul == 0) {
+				fprintf(stderr, "traceaf-bpf: invalid sampling rate '%s' (1..1000000)\n", optarg);
+				return CLI_ERROR;
+			}
+			o->sample = (unsigned)ul;
+			break;
+		case OPT_STACKS:
+			o->stacks = true;
 			break;
 		case 'v':
 			o->verbose++;

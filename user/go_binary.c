@@ -840,6 +840,25 @@ int go_binary_moduledata(const struct go_binary *bin, uint64_t *addr)
 	return 0;
 }
 
+/*
+ * moduledata.gofunc (runtime/symtab.go): after pcHeader, six slices and
+ * 21 words up to Go 1.26; Go 1.27 added typedesclen, itaboffset and
+ * itabsize before it.
+ */
+int go_binary_gofunc(const struct go_binary *bin, uint64_t *addr)
+{
+	const struct go_build_info *bi = go_binary_build_info(bin);
+	uint64_t v;
+
+	if (!bin->moduledata || !bi ||
+	    go_binary_read_u64(bin, bin->moduledata +
+			       (bi->minor >= 27 ? 344 : 320), &v) ||
+	    !go_binary_bytes(bin, v, 1))
+		return -ENOENT;
+	*addr = v;
+	return 0;
+}
+
 struct Elf *go_binary_elf(const struct go_binary *bin)
 {
 	return bin->elf;

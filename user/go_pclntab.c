@@ -105,10 +105,14 @@ int go_pclntab_init(struct go_pclntab *t, const uint8_t *data, size_t len,
 	t->nfiles = hdr_word(t, 1);
 	if (is_116(t)) {
 		t->funcname_off = hdr_word(t, 2);
+		t->cutab_off = hdr_word(t, 3);
+		t->filetab_off = hdr_word(t, 4);
 		t->pctab_off = hdr_word(t, 5);
 		t->pcln_off = hdr_word(t, 6);
 	} else {
 		t->funcname_off = hdr_word(t, 3);
+		t->cutab_off = hdr_word(t, 4);
+		t->filetab_off = hdr_word(t, 5);
 		t->pctab_off = hdr_word(t, 6);
 		t->pcln_off = hdr_word(t, 7);
 	}
@@ -202,10 +206,21 @@ int go_pclntab_func(const struct go_pclntab *t, uint64_t i,
 	if (is_116(t)) {
 		nameoff = (int32_t)le32(t->data + fo + 8);
 		pcsp = le32(t->data + fo + 20);
+		out->pcfile = le32(t->data + fo + 24);
+		out->pcln = le32(t->data + fo + 28);
+		out->cu_offset = le32(t->data + fo + 36);
+		out->npcdata = le32(t->data + fo + 32);
+		out->nfuncdata = t->data[fo + 43];
 		funcid = t->data[fo + 40];
 	} else {
 		nameoff = (int32_t)le32(t->data + fo + 4);
 		pcsp = le32(t->data + fo + 16);
+		out->pcfile = le32(t->data + fo + 20);
+		out->pcln = le32(t->data + fo + 24);
+		out->cu_offset = le32(t->data + fo + 32);
+		out->npcdata = le32(t->data + fo + 28);
+		out->nfuncdata = t->data[fo + (t->magic == GO_PCLNTAB_MAGIC_118 ?
+					       39 : 43)];
 		funcid = t->data[fo + (t->magic == GO_PCLNTAB_MAGIC_118 ? 36 : 40)];
 	}
 	if (nameoff < 0 || !in_range(t, t->funcname_off + nameoff, 1))
@@ -216,6 +231,7 @@ int go_pclntab_func(const struct go_pclntab *t, uint64_t i,
 	/* No usable SP table (rare, hand-written assembly): up to the next. */
 	if (pcsp_end(t, pcsp, entry, next, &end))
 		end = next;
+	out->func_off = fo;
 	out->name = name;
 	out->entry = entry;
 	out->size = end - entry;
@@ -269,4 +285,162 @@ int go_pclntab_find_pc(const struct go_pclntab *t, uint64_t pc,
 	if (pc < out->entry || pc >= out->next_entry)
 		return -ENOENT;
 	return 0;
+}
+
+/*
+ * The value a pc-value table gives PC (runtime/symtab.go pcvalue, step):
+ * pairs of (zigzag value delta, pc delta / quantum) uvarints from the
+ * function's entry, value -1 before the first; a zero value delta after
+ * the first pair ends the table.  PC is in [entry, limit).
+ */
+static int pcvalue(const struct go_pclntab *t, uint32_t off, uint64_t entry,
+		   uint64_t limit, uint64_t pc, int32_t *out)
+{
+	const uint8_t *p, *stop = t->data + t->len;
+	uint64_t cur = entry;
+	int32_t val = -1;
+
+	if (off == 0 || !in_range(t, t->pctab_off + off, 1))
+		return -ENOENT;
+	p = t->data + t->pctab_off + off;
+	for (;;) {
+		uint32_t uvdelta, pcdelta;
+		int n;
+
+		n = read_uvarint(p, stop, &uvdelta);
+		if (n < 0)
+			return -EINVAL;
+		if (uvdelta == 0 && cur != entry)
+			return -ENOENT;	/* past the end of the table */
+		p += n;
+		n = read_uvarint(p, stop, &pcdelta);
+		if (n < 0)
+			return -EINVAL;
+		p += n;
+		/* Unsigned arithmetic: Go's int32 wraps the same way. */
+		val = (int32_t)((uint32_t)val +
+				(-(uvdelta & 1) ^ (uvdelta >> 1)));
+		if ((uint64_t)pcdelta * t->quantum > limit - cur)
+			return -EINVAL;
+		cur += (uint64_t)pcdelta * t->quantum;
+		if (pc < cur) {
+			*out = val;
+			return 0;
+		}
+	}
+}
+
+int go_pclntab_line(const struct go_pclntab *t, const struct go_func *f,
+		    uint64_t pc, const char **file, uint32_t *line)
+{
+	int32_t fileno, ln;
+	uint64_t cu, fileoff;
+	const char *name;
+	int rc;
+
+	if (pc < f->entry || pc >= f->next_entry)
+		return -ENOENT;
+	rc = pcvalue(t, f->pcfile, f->entry, f->next_entry, pc, &fileno);
+	if (!rc)
+		rc = pcvalue(t, f->pcln, f->entry, f->next_entry, pc, &ln);
+	if (rc)
+		return rc;
+	if (fileno < 0 || ln < 0)
+		return -ENOENT;
+	/* funcfile: cutab[cuOffset + fileno] is the offset in filetab. */
+	cu = t->cutab_off + 4 * ((uint64_t)f->cu_offset + (uint64_t)fileno);
+	if (!in_range(t, cu, 4))
+		return -EINVAL;
+	fileoff = le32(t->data + cu);
+	if (fileoff == UINT32_MAX)
+		return -ENOENT;
+	if (!in_range(t, t->filetab_off + fileoff, 1))
+		return -EINVAL;
+	name = (const char *)t->data + t->filetab_off + fileoff;
+	if (!memchr(name, 0, t->len - (t->filetab_off + fileoff)))
+		return -EINVAL;
+	*file = name;
+	*line = (uint32_t)ln;
+	return 0;
+}
+
+/* Go 1.20+ (runtime/symtabinl.go, internal/abi/symtab.go). */
+#define FUNC_FIXED_LEN_120 44
+#define PCDATA_INL_TREE_INDEX 2
+#define FUNCDATA_INL_TREE 3
+#define INLINED_CALL_LEN 16
+/* Inline depth followed: the compiler's own limit is far below. */
+#define MAX_INLINE_DEPTH 64
+
+/* Entry I of F's pcdata (a pctab offset) or funcdata array; 0 = none. */
+static uint32_t func_u32(const struct go_pclntab *t, const struct go_func *f,
+			 uint64_t i)
+{
+	uint64_t off = f->func_off + FUNC_FIXED_LEN_120 + 4 * i;
+
+	return in_range(t, off, 4) ? le32(t->data + off) : 0;
+}
+
+/* The inline tree index at PC (pcdatavalue1), -1 for none. */
+static int32_t inline_index(const struct go_pclntab *t,
+			    const struct go_func *f, uint64_t pc)
+{
+	int32_t v;
+
+	if (f->npcdata <= PCDATA_INL_TREE_INDEX ||
+	    pcvalue(t, func_u32(t, f, PCDATA_INL_TREE_INDEX), f->entry,
+		    f->next_entry, pc, &v))
+		return -1;
+	return v;
+}
+
+static void src_frame(const struct go_pclntab *t, const struct go_func *f,
+		      uint64_t pc, const char *func, struct go_src_frame *out)
+{
+	out->func = func;
+	if (go_pclntab_line(t, f, pc, &out->file, &out->line)) {
+		out->file = "?";
+		out->line = 0;
+	}
+}
+
+int go_pclntab_src_frames(const struct go_pclntab *t,
+			  const struct go_func *f, uint64_t pc,
+			  go_gofunc_read_fn read, void *ctx,
+			  struct go_src_frame *out, size_t max)
+{
+	uint32_t tree = UINT32_MAX;
+	size_t n = 0;
+	int32_t idx;
+
+	if (pc < f->entry || pc >= f->next_entry || max == 0)
+		return -ENOENT;
+	if (read && t->magic == GO_PCLNTAB_MAGIC_120 &&
+	    f->nfuncdata > FUNCDATA_INL_TREE)
+		tree = func_u32(t, f, (uint64_t)f->npcdata + FUNCDATA_INL_TREE);
+	idx = tree == UINT32_MAX ? -1 : inline_index(t, f, pc);
+	while (idx >= 0 && n + 1 < max && n < MAX_INLINE_DEPTH) {
+		uint8_t call[INLINED_CALL_LEN];
+		int32_t nameoff, parent_pc;
+		const char *name;
+
+		if (read(ctx, (uint64_t)tree + (uint64_t)idx * INLINED_CALL_LEN,
+			 call, sizeof(call)))
+			break;
+		nameoff = (int32_t)le32(call + 4);
+		parent_pc = (int32_t)le32(call + 8);
+		if (nameoff < 0 || !in_range(t, t->funcname_off + nameoff, 1))
+			break;
+		name = (const char *)t->data + t->funcname_off + nameoff;
+		if (!memchr(name, 0, t->len - (t->funcname_off + nameoff)))
+			break;
+		src_frame(t, f, pc, name, &out[n++]);
+		/* The call site in the caller: an instruction at parentPc. */
+		if (parent_pc < 0 || (uint64_t)parent_pc >= f->next_entry - f->entry)
+			break;
+		pc = f->entry + (uint64_t)parent_pc;
+		idx = inline_index(t, f, pc);
+	}
+	src_frame(t, f, pc, f->name, &out[n++]);
+	return (int)n;
 }

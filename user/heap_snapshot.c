@@ -20,12 +20,16 @@
 #include "go_binary.h"
 #include "go_layout.h"
 #include "go_sizeclasses.h"
+#include "mem_batch.h"
 #include "target.h"
 
 /* runtime/mheap.go: mSpanDead, mSpanInUse, mSpanManual. */
 #define MSPAN_IN_USE 1
 #define MSPAN_MANUAL 2
 #define MSPAN_READ_MAX 512
+/* mspans (and their alloc bitmaps) read per batch. */
+#define READ_BATCH MEM_BATCH_MAX
+#define BITMAP_MAX (1024 / 8)      /* bytes: 1024 slots at most a span */
 
 struct snap_layout {
 	uint64_t mheap;            /* runtime address of runtime.mheap_ */
@@ -112,32 +116,38 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 }
 
 /* Objects of one in-use heap span. */
+/*
+ * The bytes of a span's alloc bitmap, 0 when its fields make no sense
+ * (a span being set up, or a bad read).
+ */
+static size_t bitmap_len(const struct snap_layout *sl, const uint8_t *ms)
+{
+	uint64_t elemsize = get_uint(ms, &sl->l.mspan_elemsize);
+	uint64_t nelems = get_uint(ms, &sl->l.mspan_nelems);
+	uint64_t npages = get_uint(ms, &sl->l.mspan_npages);
+
+	if (!elemsize || nelems == 0 || nelems > 8 * BITMAP_MAX ||
+	    elemsize * nelems > npages * GO_PAGE_SIZE)
+		return 0;
+	return (size_t)(nelems + 7) / 8;
+}
+
+/* Objects of one in-use heap span whose alloc bitmap is `bits`. */
 static int span_objects(const struct target *t, const struct snap_layout *sl,
-			const uint8_t *ms, uint64_t base, uint64_t npages,
-			uint8_t spanclass, const struct heap_snapshot_cb *cb,
+			const uint8_t *ms, const uint8_t *bits, uint64_t base,
+			uint64_t npages, uint8_t spanclass,
+			const struct heap_snapshot_cb *cb,
 			struct heap_snapshot_stats *st)
 {
 	uint64_t elemsize = get_uint(ms, &sl->l.mspan_elemsize);
 	uint64_t nelems = get_uint(ms, &sl->l.mspan_nelems);
 	uint64_t freeindex = get_uint(ms, &sl->l.mspan_freeindex);
-	uint64_t bits_addr = get_uint(ms, &sl->l.mspan_alloc_bits);
 	bool noscan = spanclass & 1, small = (spanclass >> 1) != 0;
 	bool typed = sl->headers && !noscan && elemsize > GO_MIN_SIZE_FOR_HEADER;
-	uint8_t bits[1024 / 8 + 8];
 	uint8_t *mem = NULL;
 	uint64_t i, large_type = 0;
 	int rc = 0;
 
-	if (!elemsize || nelems == 0 || nelems > 8 * (sizeof(bits) - 8) ||
-	    elemsize * nelems > npages * GO_PAGE_SIZE) {
-		st->read_errors++;
-		return 0;
-	}
-	if (target_read(t, bits_addr, bits, (nelems + 7) / 8) != 0) {
-		st->read_errors++;
-		return 0;
-	}
-	st->bytes_read += (nelems + 7) / 8;
 	if (typed && small) {
 		/* One read of the span beats one per header word. */
 		mem = malloc(npages * GO_PAGE_SIZE);
@@ -192,40 +202,108 @@ static int read_ptr_slice(const struct target *t, uint64_t hdr, uint64_t max,
 	return 0;
 }
 
+/* Buffers of one batch of spans. */
+struct span_batch {
+	struct mem_batch spans, bitmaps;
+	size_t bits_of[READ_BATCH];    /* span -> bitmap piece, or READ_BATCH */
+	uint8_t *ms;                   /* READ_BATCH mspan structs */
+	uint8_t bits[READ_BATCH][BITMAP_MAX];
+};
+
+/* Up to READ_BATCH spans whose mspan structs are at ptrs. */
+static int spans_batch(const struct target *t, const struct snap_layout *sl,
+		       const uint64_t *ptrs, size_t n, struct span_batch *b,
+		       const struct heap_snapshot_cb *cb,
+		       struct heap_snapshot_stats *st)
+{
+	struct mem_batch *sp = &b->spans, *bp = &b->bitmaps;
+	size_t *bits_of = b->bits_of;
+	uint8_t *ms = b->ms;
+	size_t i, nb = 0;
+	int rc = 0;
+
+	for (i = 0; i < n; i++) {
+		sp->addr[i] = ptrs[i];
+		sp->len[i] = sl->mspan_read;
+		sp->dst[i] = ms + i * sl->mspan_read;
+	}
+	mem_batch_read(t, sp, n);
+
+	/* The alloc bitmaps of the in-use heap spans, in one more batch. */
+	for (i = 0; i < n; i++) {
+		const uint8_t *m = ms + i * sl->mspan_read;
+		size_t bl;
+
+		bits_of[i] = READ_BATCH;
+		if (!sp->ok[i] ||
+		    get_uint(m, &sl->l.mspan_state) != MSPAN_IN_USE)
+			continue;
+		bl = bitmap_len(sl, m);
+		if (!bl)
+			continue;
+		bp->addr[nb] = get_uint(m, &sl->l.mspan_alloc_bits);
+		bp->len[nb] = bl;
+		bp->dst[nb] = b->bits[i];
+		bits_of[i] = nb++;
+	}
+	mem_batch_read(t, bp, nb);
+
+	for (i = 0; i < n && rc == 0; i++) {
+		const uint8_t *m = ms + i * sl->mspan_read;
+		uint64_t base, npages;
+		uint8_t state, spanclass;
+
+		if (!sp->ok[i]) {
+			st->read_errors++;
+			continue;
+		}
+		st->bytes_read += sl->mspan_read;
+		state = (uint8_t)get_uint(m, &sl->l.mspan_state);
+		if (state != MSPAN_IN_USE && state != MSPAN_MANUAL)
+			continue;
+		base = get_uint(m, &sl->l.mspan_start_addr);
+		npages = get_uint(m, &sl->l.mspan_npages);
+		spanclass = (uint8_t)get_uint(m, &sl->l.mspan_spanclass);
+		st->spans++;
+		rc = cb->span(cb->ctx, base, npages,
+			      state == MSPAN_IN_USE ? 0 : 1, spanclass);
+		if (rc || state != MSPAN_IN_USE)
+			continue;
+		if (bits_of[i] == READ_BATCH || !bp->ok[bits_of[i]]) {
+			st->read_errors++;
+			continue;
+		}
+		st->bytes_read += bp->len[bits_of[i]];
+		rc = span_objects(t, sl, m, b->bits[i], base, npages,
+				  spanclass, cb, st);
+	}
+	return rc;
+}
+
 static int read_spans(const struct target *t, const struct snap_layout *sl,
 		      const struct heap_snapshot_cb *cb,
 		      struct heap_snapshot_stats *st)
 {
+	struct span_batch *b;
 	uint64_t n, i, *ptrs;
-	uint8_t ms[MSPAN_READ_MAX];
 	int rc;
 
 	rc = read_ptr_slice(t, sl->mheap + (uint64_t)sl->l.mheap_allspans.off,
 			    1ull << 28, &ptrs, &n);
 	if (rc)
 		return rc;
-	for (i = 0; i < n && rc == 0; i++) {
-		uint64_t base, npages;
-		uint8_t state, spanclass;
-
-		if (target_read(t, ptrs[i], ms, sl->mspan_read) != 0) {
-			st->read_errors++;
-			continue;
-		}
-		st->bytes_read += sl->mspan_read;
-		state = (uint8_t)get_uint(ms, &sl->l.mspan_state);
-		if (state != MSPAN_IN_USE && state != MSPAN_MANUAL)
-			continue;
-		base = get_uint(ms, &sl->l.mspan_start_addr);
-		npages = get_uint(ms, &sl->l.mspan_npages);
-		spanclass = (uint8_t)get_uint(ms, &sl->l.mspan_spanclass);
-		st->spans++;
-		rc = cb->span(cb->ctx, base, npages,
-			      state == MSPAN_IN_USE ? 0 : 1, spanclass);
-		if (rc == 0 && state == MSPAN_IN_USE)
-			rc = span_objects(t, sl, ms, base, npages, spanclass,
-					  cb, st);
-	}
+	b = calloc(1, sizeof(*b));
+	if (b)
+		b->ms = malloc(READ_BATCH * sl->mspan_read);
+	if (!b || !b->ms)
+		rc = -ENOMEM;
+	for (i = 0; i < n && rc == 0; i += READ_BATCH)
+		rc = spans_batch(t, sl, ptrs + i,
+				 n - i < READ_BATCH ? n - i : READ_BATCH, b,
+				 cb, st);
+	if (b)
+		free(b->ms);
+	free(b);
 	free(ptrs);
 	return rc;
 }

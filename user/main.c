@@ -5,13 +5,22 @@
  * AllocFree experiment).  Parses the command line and hands over to the
  * tracer (tracer.h).
  */
+#include <string.h>
+
 #include "cli.h"
+#include "report.h"
 #include "tracer.h"
 
 int main(int argc, char **argv)
 {
 	struct taf_options opt;
 	int rc;
+
+	/* The analysis subcommands read trace files; no BPF, no root. */
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "pprof"))
+		return pprof_main(argc - 1, argv + 1);
 
 	switch (cli_parse(argc, argv, &opt)) {
 	case CLI_RUN:

@@ -86,7 +86,8 @@ static int uprobe_multi_link(int prog_fd, const char *path,
 }
 
 int probes_load(struct probes *p, uint64_t ringbuf_bytes, bool watch_exec,
-		bool exec_required, char *err, size_t errlen)
+		bool exec_required, unsigned stack_entries, char *err,
+		size_t errlen)
 {
 	struct bpf_program *prog;
 	int rc;
@@ -104,6 +105,16 @@ int probes_load(struct probes *p, uint64_t ringbuf_bytes, bool watch_exec,
 	if (rc) {
 		snprintf(err, errlen, "cannot size ring buffer: %s", strerror(-rc));
 		goto fail;
+	}
+	if (stack_entries) {
+		p->skel->rodata->capture_stacks = 1;
+		rc = bpf_map__set_max_entries(p->skel->maps.alloc_stacks,
+					      stack_entries);
+		if (rc) {
+			snprintf(err, errlen, "cannot size the stack map: %s",
+				 strerror(-rc));
+			goto fail;
+		}
 	}
 	bpf_program__set_autoload(p->skel->progs.on_exec, watch_exec);
 	p->multi = kernel_has_uprobe_multi();
@@ -378,6 +389,13 @@ void probes_enable(struct probes *p, bool on)
 int probes_ringbuf_fd(const struct probes *p)
 {
 	return bpf_map__fd(p->skel->maps.events);
+}
+
+int probes_stack_map_fd(const struct probes *p)
+{
+	if (!p->skel || !p->skel->rodata->capture_stacks)
+		return -1;
+	return bpf_map__fd(p->skel->maps.alloc_stacks);
 }
 
 int probes_read_stats(const struct probes *p, uint64_t out[TAF_STAT_MAX])

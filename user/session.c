@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc_sample.h"
+#include "alloc_stacks.h"
 #include "go_binary.h"
 #include "go_layout.h"
 #include "go_sizeclasses.h"
@@ -33,7 +35,7 @@
 #define GO_MIN_HEAP_ALIGN 8
 #define GO_FIXED_STACK 2048
 #define GO_TINY_SIZE 16
-#define TRACE_FREQ_NS 1000000000ull
+#define TRACE_FREQ (1000000000ull / SESSION_TICK_NS)
 
 /*
  * The runtime's trace.minPageHeapAddr is mheap_.pages.inUse.ranges[0].base
@@ -79,6 +81,7 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	s->load_bias = load_bias;
 	s->go_minor = go_binary_build_info(bin)->minor;
 	s->started_realtime = (uint64_t)time(NULL);
+	s->sample = o->sample > 1 ? o->sample : 1;
 	u64_map_init(&s->type_index);
 	u64_map_init(&s->tiny_upper);
 
@@ -96,7 +99,9 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	}
 
 	s->heap = shadow_heap_new(0);
-	if (!s->heap) {
+	if (!s->heap ||
+	    (o->stacks && alloc_stacks_new(o->stack_map_fd, bin, load_bias,
+					   &s->stacks))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -201,10 +206,18 @@ static int emit(struct session *s, uint64_t thread, enum tw_event ev,
 		if (rc)
 			return rc;
 	}
-	rc = tw_gen_event(s->gen, thread, ev, ts, a, b, c);
+	rc = tw_gen_event(s->gen, thread, ev, ts / SESSION_TICK_NS, a, b, c);
 
 	if (rc == 0 && ev >= TW_EV_FIRST && ev < TW_EV_FIRST + TW_EV_COUNT)
 		s->gen_events[ev - TW_EV_FIRST]++;
+	/* --stacks: the sidecar keys it by the timestamp as written. */
+	if (rc == 0 && ev == TW_EV_HEAP_OBJECT_ALLOC && s->alloc_stack)
+		alloc_stacks_note(s->stacks, a, tw_gen_last_event_ts(s->gen),
+				  s->alloc_stack->stack_id,
+				  s->alloc_pcs ? (const uint64_t *)s->alloc_pcs->pcs :
+						 NULL,
+				  s->alloc_pcs ? s->alloc_stack->nr_pcs : 0,
+				  s->alloc_stack->ret);
 	return rc;
 }
 
@@ -305,8 +318,8 @@ static int write_exists(struct session *s)
  */
 static int new_generation(struct session *s, bool first)
 {
-	s->gen = tw_gen_new(trace_sink_next_gen(s->sink), TRACE_FREQ_NS,
-			    &s->info, s->last_ts);
+	s->gen = tw_gen_new(trace_sink_next_gen(s->sink), TRACE_FREQ,
+			    &s->info, s->last_ts / SESSION_TICK_NS);
 	if (!s->gen)
 		return -ENOMEM;
 	if (!trace_sink_at_file_start(s->sink))
@@ -332,9 +345,13 @@ int session_seed_span(struct session *s, uint64_t base, uint64_t npages,
 
 int session_seed_object(struct session *s, uint64_t slot, uint64_t type_addr)
 {
-	int rc = shadow_heap_obj_alloc(s->heap, slot,
-				       type_ref_of(s, type_lookup(s, type_addr)));
+	int rc;
 
+	/* --sample: the shadow heap holds only the objects kept. */
+	if (!alloc_sampled(slot, 0, s->sample))
+		return 0;
+	rc = shadow_heap_obj_alloc(s->heap, slot,
+				   type_ref_of(s, type_lookup(s, type_addr)));
 	return rc < 0 ? rc : 0;
 }
 
@@ -444,6 +461,24 @@ static int on_tiny_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
 		    heap_object_id(s, slot) + (upper ? 1 : 0), gen_type_id(s, e), 0);
 }
 
+/*
+ * --sample N: whether to keep this allocation.  The shadow heap then holds
+ * only kept objects, and a sweep frees only what it holds, so no file
+ * frees an ID it never allocated.  The objects of a tiny block share its
+ * slot: the block is kept or skipped whole, decided at its first object
+ * (always at the block's base, runtime/malloc.go mallocgcTiny).
+ */
+static bool keep_alloc(const struct session *s,
+		       const struct taf_rec_heap_alloc *r, uint64_t slot,
+		       int live, bool tiny)
+{
+	if (tiny && live == 1)
+		return true;
+	if (tiny && r->addr != slot)
+		return false;
+	return alloc_sampled(slot, r->hdr.ts, s->sample);
+}
+
 static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r)
 {
 	const struct type_entry *e = type_lookup(s, r->type);
@@ -451,18 +486,37 @@ static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r)
 	struct sh_span_info sp;
 	uint64_t slot;
 	int live = shadow_heap_obj_slot(s->heap, r->addr, &slot, &sp);
+	bool tiny = live >= 0 && is_tiny_span(&sp) && r->size < GO_TINY_SIZE &&
+		    noscan;
 
+	if (s->sample > 1 && !keep_alloc(s, r, slot, live, tiny)) {
+		s->counts.sampled_out++;
+		return 0;
+	}
 	if (live == SH_SLOT_NO_SPAN) {
 		/* Unknown span: the slot base is where the free will be. */
 		if (has_malloc_header(s, r->size, noscan))
 			slot = r->addr - GO_MALLOC_HEADER_SIZE;
-	} else if (live != SH_SLOT_NONE && is_tiny_span(&sp) &&
-		   r->size < GO_TINY_SIZE && noscan) {
+	} else if (tiny) {
 		return on_tiny_alloc(s, r, e, slot, live);
 	}
 	shadow_heap_obj_alloc(s->heap, slot, type_ref_of(s, e));
 	return emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC, r->hdr.ts,
 		    heap_object_id(s, slot), gen_type_id(s, e), 0);
+}
+
+/* --sample: frees slot if the shadow heap holds it; false if it does not. */
+static bool sampled_free(struct session *s, uint64_t slot)
+{
+	uint64_t base;
+	int live = shadow_heap_obj_slot(s->heap, slot, &base, NULL);
+
+	if (live == SH_SLOT_NO_SPAN)
+		return shadow_heap_obj_free(s->heap, slot) == SH_OK;
+	if (live != 1)
+		return false;
+	shadow_heap_obj_free(s->heap, slot);
+	return true;
 }
 
 /*
@@ -488,7 +542,13 @@ static int on_sweep(struct session *s, const struct taf_rec_span_sweep *r)
 
 		if (marked || !allocated)
 			continue;
-		shadow_heap_obj_free(s->heap, slot);
+		if (s->sample > 1) {
+			/* Only what was kept is freed (keep_alloc). */
+			if (!sampled_free(s, slot))
+				continue;
+		} else {
+			shadow_heap_obj_free(s->heap, slot);
+		}
 		rc = emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
 				  r->hdr.ts, heap_object_id(s, slot), 0, 0);
 		if (rc == 0 && tiny && u64_map_del(&s->tiny_upper, slot))
@@ -505,8 +565,13 @@ static void forget_tiny_span(struct session *s, uint64_t base)
 	struct sh_span_info sp;
 	uint64_t a;
 
+	/*
+	 * Upper halves are only recorded for live blocks, and a sweep
+	 * forgets them as it frees: a span with nothing live has none (a
+	 * span freed after its sweep, the common case: 512 lookups saved).
+	 */
 	if (!s->tiny_upper.len || !shadow_heap_find_span(s->heap, base, &sp) ||
-	    !is_tiny_span(&sp))
+	    !is_tiny_span(&sp) || !sp.nlive)
 		return;
 	for (a = sp.base; a < sp.base + sp.npages * GO_PAGE_SIZE; a += GO_TINY_SIZE)
 		u64_map_del(&s->tiny_upper, a);
@@ -533,10 +598,24 @@ int session_record(struct session *s, const void *data, size_t len)
 		s->counts.records[h->kind]++;
 
 	switch (h->kind) {
-	case TAF_REC_HEAP_ALLOC:
-		if (len < sizeof(struct taf_rec_heap_alloc))
+	case TAF_REC_HEAP_ALLOC: {
+		const struct taf_rec_heap_alloc *r = data;
+		int rc;
+
+		if (len < sizeof(*r))
 			return -EINVAL;
-		return on_heap_alloc(s, data);
+		if (s->stacks && (r->hdr.flags & TAF_ALLOC_F_STACK) &&
+		    len >= sizeof(*s->alloc_stack)) {
+			s->alloc_stack = data;
+			if (s->alloc_stack->nr_pcs &&
+			    len >= sizeof(*s->alloc_pcs))
+				s->alloc_pcs = data;
+		}
+		rc = on_heap_alloc(s, r);
+		s->alloc_stack = NULL;
+		s->alloc_pcs = NULL;
+		return rc;
+	}
 	case TAF_REC_SPAN_SWEEP:
 		if (len < sizeof(struct taf_rec_span_sweep))
 			return -EINVAL;
@@ -591,9 +670,37 @@ int session_record(struct session *s, const void *data, size_t len)
 
 /* ---- generations ------------------------------------------------------ */
 
+/* --stacks: the generation just written goes to its file's sidecar. */
+static void stacks_gen_written(struct session *s, uint64_t gen)
+{
+	struct trace_sink_stats st;
+	const char *name;
+
+	trace_sink_get_stats(s->sink, &st);
+	name = strrchr(st.current_path, '/');
+	name = name ? name + 1 : st.current_path;
+	/* A failed sidecar is counted (stacks_lost); the trace is fine. */
+	alloc_stacks_gen_written(s->stacks, trace_sink_dirfd(s->sink), name,
+				 gen);
+}
+
+void session_stacks_close(struct session *s)
+{
+	struct alloc_stacks_counts c;
+
+	if (!s->stacks)
+		return;
+	alloc_stacks_close_file(s->stacks);
+	alloc_stacks_get_counts(s->stacks, &c);
+	s->counts.stacks_with = c.with_stack;
+	s->counts.stacks_without = c.without_stack;
+	s->counts.stacks_lost = c.lost;
+	s->counts.stacks_inline = c.inline_pcs;
+}
+
 int session_cut(struct session *s)
 {
-	uint64_t events;
+	uint64_t events, gen;
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int rc;
@@ -603,15 +710,19 @@ int session_cut(struct session *s)
 	events = tw_gen_events(s->gen);
 	if (events == 0)
 		return 0;
-	if (tw_gen_last_ts(s->gen) > s->last_ts)
-		s->last_ts = tw_gen_last_ts(s->gen);
+	/* last_ts is in ns, the writer's in ticks. */
+	if (tw_gen_last_ts(s->gen) * SESSION_TICK_NS > s->last_ts)
+		s->last_ts = tw_gen_last_ts(s->gen) * SESSION_TICK_NS;
 
 	if (s->sink_failed) {
 		rc = s->sink_error;
 		s->counts.lost_on_write += events;
+		if (s->stacks)
+			alloc_stacks_gen_dropped(s->stacks);
 		goto next;
 	}
 	rc = tw_gen_encode(s->gen, &buf, &len);
+	gen = trace_sink_next_gen(s->sink);
 	if (rc == 0)
 		rc = trace_sink_write_gen(s->sink, buf, len);
 	free(buf);
@@ -619,7 +730,11 @@ int session_cut(struct session *s)
 		s->sink_failed = true;
 		s->sink_error = rc;
 		s->counts.lost_on_write += events;
+		if (s->stacks)
+			alloc_stacks_gen_dropped(s->stacks);
 	} else {
+		if (s->stacks)
+			stacks_gen_written(s, gen);
 		int k;
 
 		for (k = 0; k < TW_EV_COUNT; k++)
@@ -642,6 +757,10 @@ void session_finish(struct session *s)
 		session_cut(s);
 	if (s->gen)
 		tw_gen_free(s->gen);
+	/* Its sidecar is completed before the trace file is closed. */
+	session_stacks_close(s);
+	alloc_stacks_free(s->stacks);
+	s->stacks = NULL;
 	s->gen = NULL;
 	trace_sink_close(s->sink);
 	s->sink = NULL;

@@ -97,6 +97,13 @@ int summary_json_write(const struct session *s,
 		s->counts.lost_on_write);
 	fprintf(f, ",\n  \"write_error\": ");
 	json_str(f, s->sink_failed ? strerror(-s->sink_error) : "");
+	fprintf(f, ",\n  \"sample_rate\": %u", s->sample);
+	fprintf(f, ",\n  \"allocations_seen\": %" PRIu64,
+		s->counts.records[TAF_REC_HEAP_ALLOC]);
+	fprintf(f, ",\n  \"allocations_sampled_out\": %" PRIu64,
+		s->counts.sampled_out);
+	fprintf(f, ",\n  \"allocations_written\": %" PRIu64,
+		s->counts.written[TW_EV_HEAP_OBJECT_ALLOC - TW_EV_FIRST]);
 	fprintf(f, ",\n  \"tiny_allocations_merged\": %" PRIu64,
 		s->counts.tiny_merged);
 	fprintf(f, ",\n  \"shadow_heap_inconsistent\": %" PRIu64,

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "stack_sidecar.h"
 #include "trace_sink.h"
 #include "trace_writer.h"
 
@@ -270,7 +272,21 @@ static void prune(struct trace_sink *s)
 		return;
 	drop = s->nfiles - s->keep_files;
 	for (i = 0; i < drop; i++) {
+		char side[PATH_MAX];
+
 		unlinkat(s->dirfd, s->files[i], 0);
+		/*
+		 * Its stack sidecar (--stacks) goes with it, also one still
+		 * being written (with --rotate-files 1 the previous file's
+		 * is completed only after this): then it is never completed.
+		 */
+		if ((size_t)snprintf(side, sizeof(side), "%s%s", s->files[i],
+				     STACK_SIDECAR_SUFFIX) < sizeof(side))
+			unlinkat(s->dirfd, side, 0);
+		if ((size_t)snprintf(side, sizeof(side), "%s%s.tmp",
+				     s->files[i], STACK_SIDECAR_SUFFIX) <
+		    sizeof(side))
+			unlinkat(s->dirfd, side, 0);
 		free(s->files[i]);
 	}
 	memmove(s->files, s->files + drop,

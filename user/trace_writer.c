@@ -92,6 +92,7 @@ struct tw_gen {
 
 	uint64_t nevents;
 	uint64_t min_ts, max_ts;
+	uint64_t last_event_ts;      /* as written: tw_gen_last_event_ts */
 	size_t data_bytes;           /* sum of thread buffers */
 };
 
@@ -275,6 +276,7 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 	t->len += (size_t)(p - start);
 	g->data_bytes += (size_t)(p - start);
 	t->last_ts = ts;
+	g->last_event_ts = ts;
 
 	if (!g->nevents || ts < g->min_ts)
 		g->min_ts = ts;
@@ -331,6 +333,11 @@ uint64_t tw_gen_define_type(struct tw_gen *g, uint64_t addr, uint64_t size,
 uint64_t tw_gen_events(const struct tw_gen *g)
 {
 	return g->nevents;
+}
+
+uint64_t tw_gen_last_event_ts(const struct tw_gen *g)
+{
+	return g->last_event_ts;
 }
 
 uint64_t tw_gen_last_ts(const struct tw_gen *g)

@@ -28,6 +28,7 @@
 #include "go_binary.h"
 #include "grow.h"
 #include "heap_snapshot.h"
+#include "kernel_features.h"
 #include "probe_plan.h"
 #include "probes.h"
 #include "rec_names.h"
@@ -293,6 +294,9 @@ static int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		.dir = t->opt->output_dir,
 		.rotate_size = t->opt->rotate_size,
 		.keep_files = t->opt->rotate_files,
+		.sample = t->opt->sample,
+		.stacks = t->opt->stacks,
+		.stack_map_fd = probes_stack_map_fd(&t->probes),
 	};
 	struct go_binary *bin = NULL;
 	struct target tg;
@@ -407,6 +411,11 @@ static void add_counts(struct session_counts *a, const struct session_counts *b)
 	a->type_errors += b->type_errors;
 	a->tiny_merged += b->tiny_merged;
 	a->lost_on_write += b->lost_on_write;
+	a->sampled_out += b->sampled_out;
+	a->stacks_with += b->stacks_with;
+	a->stacks_without += b->stacks_without;
+	a->stacks_lost += b->stacks_lost;
+	a->stacks_inline += b->stacks_inline;
 }
 
 static void report_session(const struct session *s)
@@ -414,6 +423,24 @@ static void report_session(const struct session *s)
 	struct trace_sink_stats ss;
 
 	trace_sink_get_stats(s->sink, &ss);
+	if (s->sample > 1)
+		say("PID %d: --sample %u: %llu of %llu allocations kept, %llu allocation events written",
+		    (int)s->target.pid, s->sample,
+		    (unsigned long long)(s->counts.records[TAF_REC_HEAP_ALLOC] -
+					 s->counts.sampled_out),
+		    (unsigned long long)s->counts.records[TAF_REC_HEAP_ALLOC],
+		    (unsigned long long)s->counts.written[TW_EV_HEAP_OBJECT_ALLOC -
+							  TW_EV_FIRST]);
+	if (s->stacks)
+		say("PID %d: --stacks: %llu allocations with a stack (%llu sent whole: no room in the stack map), %llu allocations without stacks",
+		    (int)s->target.pid,
+		    (unsigned long long)s->counts.stacks_with,
+		    (unsigned long long)s->counts.stacks_inline,
+		    (unsigned long long)s->counts.stacks_without);
+	if (s->counts.stacks_lost)
+		say("PID %d: --stacks: %llu stacks not written (sidecar failed, or its trace file was rotated away)",
+		    (int)s->target.pid,
+		    (unsigned long long)s->counts.stacks_lost);
 	if (s->counts.tiny_merged)
 		say("PID %d: %llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
 		    (int)s->target.pid, (unsigned long long)s->counts.tiny_merged);
@@ -449,6 +476,7 @@ static void close_session(struct tracer *t, size_t i, const char *reason)
 	int rc;
 
 	session_cut(s);
+	session_stacks_close(s);
 	if (s->sink_failed)
 		t->write_failed = true;
 	report_session(s);
@@ -962,9 +990,15 @@ int tracer_run(const struct taf_options *opt)
 		say("must run as root (needs CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE to attach uprobes and read the target)");
 		return 1;
 	}
+	/* -- CMD reads only its own child: no CAP_SYS_PTRACE needed. */
+	if (kf_check(opt->pid || opt->all, err, sizeof(err))) {
+		say("%s", err);
+		return 1;
+	}
 	/* Exec is watched in every mode: -p stops when its target exec's. */
 	rc = probes_load(&t.probes, (uint64_t)opt->ringbuf_mb << 20, true,
-			 opt->all, err, sizeof(err));
+			 opt->all, opt->stacks ? TAF_STACK_MAP_ENTRIES : 0,
+			 err, sizeof(err));
 	if (rc) {
 		say("%s", err);
 		return 1;

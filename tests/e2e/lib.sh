@@ -202,3 +202,30 @@ node_check() {
 enough() {
 	[ $(($1 * 1000)) -ge $(($2 * $3)) ] && [ "$1" -le "$2" ]
 }
+
+# ---- helpers for the probe-safety tests (added; nothing above uses them)
+
+# text_patched PID -> how many bytes of PID's executable code (its r-xp
+# mappings of /proc/PID/exe) differ in memory from the file.  A uprobe is
+# an int3 written over the first byte of one instruction, so this counts
+# the probes installed in the process; 0: none is left.  Fails when the
+# code cannot be read.
+text_patched() {
+	local pid=$1 exe start end off len n=0 maps=0 a=$TMP/.text.mem b=$TMP/.text.file
+	exe=$(readlink "/proc/$pid/exe") || return 1
+	while read -r start end off; do
+		len=$((16#$end - 16#$start))
+		dd if="/proc/$pid/mem" of="$a" bs=64K iflag=skip_bytes,count_bytes \
+			skip=$((16#$start)) count=$len status=none || return 1
+		dd if="/proc/$pid/exe" of="$b" bs=64K iflag=skip_bytes,count_bytes \
+			skip=$((16#$off)) count=$len status=none || return 1
+		[ "$(stat -c %s "$a")" -eq $len ] && [ "$(stat -c %s "$b")" -eq $len ] || return 1
+		n=$((n + $(cmp -l "$a" "$b" | wc -l)))
+		maps=$((maps + 1))
+	done < <(awk -v exe="$exe" '$2 ~ /^r.xp/ {
+		p = $0; for (i = 0; i < 5; i++) sub(/^[^ ]+ +/, "", p)
+		if (p == exe) { split($1, r, "-"); print r[1], r[2], $3 } }' "/proc/$pid/maps")
+	rm -f "$a" "$b"
+	[ $maps -gt 0 ] || return 1
+	echo $n
+}

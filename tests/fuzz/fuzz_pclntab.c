@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * fuzz_pclntab - the function table reader (go_pclntab.c) on arbitrary
- * bytes: init, every function, lookups by name and by pc.
+ * bytes: init, every function, lookups by name and by pc, source
+ * positions and inlined frames (the inline trees read from the input).
  *
  * Input: the table itself, starting at its pcHeader, as go_binary finds it
  * in .gopclntab. Seeds: tables of the Go 1.21-1.27 workloads cut down to a
@@ -14,8 +15,41 @@
 #define TEXT_START 0x401000
 #define MAX_FUNCS 4096
 
+/* The inline trees live outside the table: here, in the input itself. */
+static int read_input(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct fuzz_mem *m = ctx;
+
+	return fuzz_mem_read(ctx, m->base + off, buf, len);
+}
+
+/* Positions and source frames of a few PCs of F: in range, or refused. */
+static void check_lines(const struct go_pclntab *t, const struct go_func *f,
+			struct fuzz_mem *mem)
+{
+	struct go_src_frame fr[8];
+	const char *file;
+	uint32_t line;
+	uint64_t pc;
+	int n, k;
+
+	for (pc = f->entry; pc < f->next_entry && pc < f->entry + 64;
+	     pc += 7) {
+		if (go_pclntab_line(t, f, pc, &file, &line) == 0)
+			FUZZ_CHECK((const uint8_t *)file >= t->data &&
+				   (const uint8_t *)file < t->data + t->len);
+		n = go_pclntab_src_frames(t, f, pc, read_input, mem, fr, 8);
+		FUZZ_CHECK(n >= 1 && n <= 8);
+		for (k = 0; k < n; k++)
+			FUZZ_CHECK(fr[k].func && fr[k].file);
+	}
+	FUZZ_CHECK(go_pclntab_line(t, f, f->next_entry, &file, &line) ==
+		   -ENOENT);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct fuzz_mem mem = { data, size, 0 };
 	struct go_pclntab t;
 	struct go_func f, g;
 	uint64_t i, n;
@@ -41,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (go_pclntab_find_pc(&t, f.entry, &g) == 0)
 				FUZZ_CHECK(g.entry <= f.entry &&
 					   f.entry < g.next_entry);
+			check_lines(&t, &f, &mem);
 		}
 	}
 	(void)go_pclntab_find(&t, "runtime.mallocgc", &f);

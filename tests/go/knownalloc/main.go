@@ -40,7 +40,7 @@ func newWarm(prev *Warm) *Warm {
 
 //go:noinline
 func newNode(prev *Node, i int64) *Node {
-	return &Node{a: i, next: prev}
+	return &Node{a: i, next: prev} // stacks-e2e: newNode allocates here
 }
 
 //go:noinline

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * alloc_stacks.h - --stacks in the daemon, for one traced process: the
+ * call stacks BPF captured become symbolized stacks in the sidecar of
+ * each trace file (stack_sidecar.h).
+ *
+ * Owns: reading the BPF stack map, load to link addresses (PIE), putting
+ * back a caller the frame-pointer walk skipped, dropping the allocator's
+ * own frames (the innermost frame is the first outside the runtime),
+ * symbolizing from the pclntab (so stripped binaries work), the
+ * allocations of the generation being built, and the sidecar writer of
+ * the current trace file.
+ */
+#ifndef ALLOC_STACKS_H
+#define ALLOC_STACKS_H
+
+#include <stdint.h>
+
+struct go_binary;
+struct alloc_stacks;
+
+struct alloc_stacks_counts {
+	uint64_t with_stack;      /* allocations written with a stack */
+	uint64_t without_stack;   /* allocations without one (unreadable) */
+	uint64_t inline_pcs;      /* stacks the record carried: the map was
+				     full or the bucket another stack's */
+	uint64_t lost;            /* with a stack, in generations or sidecars
+				     that could not be written */
+	uint64_t sidecars;        /* sidecar files completed */
+	int last_error;           /* errno of the last sidecar failure */
+};
+
+/*
+ * BIN is borrowed (frame names point into its pclntab) and must outlive
+ * A; MAP_FD is the BPF stack map (probes_stack_map_fd).  0 or -ENOMEM.
+ */
+int alloc_stacks_new(int map_fd, const struct go_binary *bin,
+		     uint64_t load_bias, struct alloc_stacks **out);
+
+/*
+ * An allocation event (object ID, timestamp as written) of the generation
+ * being built, made by BPF stack STACK_ID (< 0: bpf_get_stackid's error)
+ * or, when NPCS > 0, by the PCS the record carried (the map had no room),
+ * in a function that returns to RET (load address, 0 if unknown).
+ */
+void alloc_stacks_note(struct alloc_stacks *a, uint64_t id, uint64_t ts,
+		       int32_t stack_id, const uint64_t *pcs, uint32_t npcs,
+		       uint64_t ret);
+
+/*
+ * The generation being built was written as generation GEN of trace file
+ * TRACE_NAME in directory DIRFD: its allocations go to that file's
+ * sidecar, which is started first (and the previous file's completed)
+ * when the file is new.  Returns 0 or -errno of the sidecar: then that
+ * file gets none, and the trace is unaffected.
+ */
+int alloc_stacks_gen_written(struct alloc_stacks *a, int dirfd,
+			     const char *trace_name, uint64_t gen);
+
+/* The generation being built was not written: forget its allocations. */
+void alloc_stacks_gen_dropped(struct alloc_stacks *a);
+
+/* Completes the current sidecar (the trace file is complete). */
+int alloc_stacks_close_file(struct alloc_stacks *a);
+
+void alloc_stacks_get_counts(const struct alloc_stacks *a,
+			     struct alloc_stacks_counts *c);
+
+/* Completes the current sidecar and frees A (NULL is fine). */
+void alloc_stacks_free(struct alloc_stacks *a);
+
+#endif /* ALLOC_STACKS_H */

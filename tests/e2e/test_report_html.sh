@@ -1,0 +1,67 @@
+#!/bin/bash
+# The heap-over-time page (report_html_write), rendered by headless
+# Chromium and looked at by a program: a synthetic picture of three types
+# (tests/e2e/html_picture.c: one leaking, one churning, one level) must
+# show each type's legend colour in the chart, the leaking type's line
+# rising from left to right and the level one staying level.  The page
+# must also be self-contained: no script and nothing fetched.
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT" || fail "cannot cd to $ROOT"
+
+GO=/usr/lib/go-1.27/bin/go
+CHROMIUM=${CHROMIUM:-chromium}
+command -v "$CHROMIUM" >/dev/null || fail "no $CHROMIUM (run make deps)"
+[ -x "$GO" ] || fail "no Go 1.27 at $GO (run make deps)"
+
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-D_GNU_SOURCE -Iinclude tests/e2e/html_picture.c user/report_html.c \
+	user/atomic_file.c -lm -o "$TMP/html_picture" ||
+	fail "cannot build html_picture"
+GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOCACHE="$BUILD/go-cache" \
+	"$GO" build -o "$TMP/pngcheck" tests/go/pngcheck/main.go ||
+	fail "cannot build pngcheck"
+
+page=$TMP/heap.html
+"$TMP/html_picture" "$page" || fail "html_picture failed"
+
+# Self-contained: the only URL is the SVG namespace, which is a name.
+grep -qiE '<script|<link|<img|<iframe|@import|url\(|src=|href=' "$page" &&
+	fail "page loads something: $(grep -oiE '<script|<link|<img|<iframe|@import|url\(|src=|href=' "$page" | head -n3)"
+[ "$(grep -o 'https\?://[^"]*' "$page" | sort -u)" = "http://www.w3.org/2000/svg" ] ||
+	fail "unexpected URLs: $(grep -o 'https\?://[^"]*' "$page" | sort -u)"
+grep -q '<title>Live heap: leaky-4242 (go1.27)</title>' "$page" ||
+	fail "no page title"
+
+# NAME=COLOUR for each row of the legend table, in the page's order.
+legend=$(sed -n 's|.*<svg class="swatch".*stroke="\(#[0-9a-f]*\)".*<td class="name">\([^<]*\)</td>.*|\2=\1|p' "$page")
+colour_of() {
+	sed -n "s|^$1=||p" <<<"$legend" | head -n1
+}
+leak=$(colour_of '\*main.node')
+churn=$(colour_of '\[\]uint8')
+level=$(colour_of 'map.bucket\[string\]\*main.session')
+if [ -z "$leak" ] || [ -z "$churn" ] || [ -z "$level" ]; then
+	fail "legend incomplete: $legend"
+fi
+[ "$(printf '%s\n' "$leak" "$churn" "$level" | sort -u | wc -l)" -eq 3 ] ||
+	fail "legend colours not distinct: $legend"
+
+start=$(date +%s%N)
+timeout --kill-after=5 30 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+	--hide-scrollbars --force-device-scale-factor=1 \
+	--force-color-profile=srgb --user-data-dir="$TMP/chromium" \
+	--screenshot="$TMP/shot.png" --window-size=1200,800 \
+	"file://$page" >"$TMP/chromium.log" 2>&1 ||
+	fail "chromium failed: $(tail -n 3 "$TMP/chromium.log")"
+ms=$((($(date +%s%N) - start) / 1000000))
+[ -s "$TMP/shot.png" ] || fail "no screenshot"
+[ -n "${SHOT_OUT:-}" ] && cp "$TMP/shot.png" "$SHOT_OUT"
+
+"$TMP/pngcheck" -png "$TMP/shot.png" -colors "$leak,$churn,$level" \
+	-min 1000 -grow "$leak" -flat "$level" >"$TMP/check.log" 2>&1 ||
+	fail "picture check: $(cat "$TMP/check.log")"
+# The checker must be able to fail: the level line does not grow.
+"$TMP/pngcheck" -png "$TMP/shot.png" -colors "$level" -grow "$level" \
+	>/dev/null 2>&1 && fail "pngcheck accepted a level line as growing"
+
+pass "rendered in ${ms} ms; $(tr '\n' ';' <"$TMP/check.log")"

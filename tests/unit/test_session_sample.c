@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * The session from records to a file, read back with trace_decode.h:
+ * timestamps in 64 ns ticks, and --sample keeping the files consistent
+ * (every freed ID was allocated, tiny blocks included).  The session runs
+ * on allocloop (Go 1.27) as a process that has exited: types come from
+ * the file, the heap base from the first record.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "gobin.h"
+#include "go_sizeclasses.h"
+#include "session.h"
+#include "target.h"
+#include "trace_decode.h"
+#include "traceaf_events.h"
+#include "u64_map.h"
+
+#define HEAP 0xc000000000ull
+#define T0 1000000000ull
+
+struct fx {
+	char dir[64];
+	struct go_binary *bin;
+	struct session s;
+	uint64_t ts;
+};
+
+static struct fx *start(unsigned sample)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct session_opts so = { .sample = sample };
+	struct target tg;
+	char err[256];
+
+	assert_non_null(f);
+	strcpy(f->dir, "/tmp/test_session_sample.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	so.dir = f->dir;
+	f->bin = open_bin(27, "");
+	target_init_gone(&tg, 4242, "t", 0, 0);
+	assert_int_equal(session_start(&f->s, &tg, f->bin, 0, &so, err,
+				       sizeof(err)), 0);
+	assert_int_equal(session_begin(&f->s, 1), 0);
+	f->ts = T0;
+	return f;
+}
+
+static void hdr(struct taf_rec_hdr *h, uint16_t kind, uint16_t len,
+		uint64_t ts)
+{
+	h->ts = ts;
+	h->pid = 4242;
+	h->tid = 7;
+	h->kind = kind;
+	h->len = len;
+}
+
+static void span_alloc(struct fx *f, uint64_t base, uint8_t spanclass)
+{
+	struct taf_rec_span_alloc r = { 0 };
+
+	hdr(&r.hdr, TAF_REC_SPAN_ALLOC, sizeof(r), f->ts += 1000);
+	r.base = base;
+	r.npages = 1;
+	r.spanclass = spanclass;
+	assert_int_equal(session_record(&f->s, &r, sizeof(r)), 0);
+}
+
+static void alloc(struct fx *f, uint64_t addr, uint64_t size, uint64_t ts)
+{
+	struct taf_rec_heap_alloc r = { 0 };
+
+	hdr(&r.hdr, TAF_REC_HEAP_ALLOC, sizeof(r), ts);
+	r.addr = addr;
+	r.size = size;
+	assert_int_equal(session_record(&f->s, &r, sizeof(r)), 0);
+}
+
+/* Frees every slot of a fresh span (all below freeindex, none marked). */
+static void sweep_all(struct fx *f, uint64_t base, uint8_t spanclass,
+		      uint64_t elemsize)
+{
+	struct taf_rec_span_sweep r = { 0 };
+
+	hdr(&r.hdr, TAF_REC_SPAN_SWEEP, sizeof(r), f->ts += 1000);
+	r.base = base;
+	r.npages = 1;
+	r.elemsize = elemsize;
+	r.nelems = (uint32_t)(GO_PAGE_SIZE / elemsize);
+	r.freeindex = r.nelems;
+	r.spanclass = spanclass;
+	r.nbytes = (uint8_t)((r.nelems + 7) / 8);
+	assert_int_equal(session_record(&f->s, &r, sizeof(r)), 0);
+}
+
+struct counts {
+	uint64_t freq, allocs, frees, free_unknown, first_ts;
+	uint64_t ts[2];          /* of the first two events */
+};
+
+/* Finishes the session and reads its one file. */
+static void finish(struct fx *f, struct counts *c)
+{
+	struct u64_map live;
+	struct dirent *e;
+	char path[512];
+	uint8_t *buf;
+	DIR *d;
+	FILE *fp;
+	long len;
+	int files = 0;
+
+	session_finish(&f->s);
+	go_binary_close(f->bin);
+	memset(c, 0, sizeof(*c));
+	u64_map_init(&live);
+	d = opendir(f->dir);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		const uint8_t *p, *end, *q;
+		struct td_batch b;
+		unsigned nev = 0;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", f->dir, e->d_name);
+		if (!strstr(e->d_name, ".trace")) {
+			unlink(path);
+			continue;
+		}
+		files++;
+		fp = fopen(path, "rb");
+		assert_non_null(fp);
+		fseek(fp, 0, SEEK_END);
+		len = ftell(fp);
+		rewind(fp);
+		buf = malloc((size_t)len);
+		assert_int_equal(fread(buf, 1, (size_t)len, fp), (size_t)len);
+		fclose(fp);
+		p = buf + 16;
+		end = buf + len;
+		while (td_next_batch(&p, end, &b) == 1) {
+			struct td_event ev;
+			uint64_t ts = b.ts;
+
+			if (b.exp)
+				continue;
+			q = b.data;
+			if (b.len && b.data[0] == TD_EV_FREQUENCY) {
+				q++;
+				assert_int_equal(td_uvarint(&q, b.data + b.len,
+							    &c->freq), 0);
+				continue;
+			}
+			while (td_next_event(&q, b.data + b.len, &ts, &ev) == 1) {
+				if (nev < 2)
+					c->ts[nev] = ev.ts;
+				nev++;
+				/* IDs + 1: ID 0 is the map's empty key. */
+				if (ev.type == 132) {
+					c->allocs++;
+					u64_map_put(&live, ev.args[0] + 1, 1);
+				} else if (ev.type == 133) {
+					c->frees++;
+					if (!u64_map_del(&live, ev.args[0] + 1))
+						c->free_unknown++;
+				}
+			}
+		}
+		free(buf);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(f->dir);
+	u64_map_free(&live);
+	assert_int_equal(files, 1);
+	free(f);
+}
+
+static void test_timestamps_are_64ns_ticks(void **state)
+{
+	struct fx *f = start(1);
+	uint8_t sc = (uint8_t)(6 << 1);          /* size class 6: 64 B, scan */
+	struct counts c;
+
+	assert_int_equal(go_class_to_size[6], 64);
+	span_alloc(f, HEAP, sc);
+	alloc(f, HEAP, 56, T0 + 64000);
+	alloc(f, HEAP + 64, 56, T0 + 64000 + 640);
+	finish(f, &c);
+	assert_int_equal(c.freq, 1000000000ull / 64);
+	/* The span alloc at T0 + 1000 ns, then the two allocations. */
+	assert_int_equal(c.ts[0], (T0 + 1000) / 64);
+	assert_int_equal(c.ts[1], (T0 + 64000) / 64);
+	assert_int_equal(c.allocs, 2);
+}
+
+/*
+ * 32 spans of 64-byte objects and 16 tiny spans (two 8-byte objects per
+ * 16-byte block), every slot allocated, then every span swept empty.
+ * Returns the counts of the file.
+ */
+static void run_stream(unsigned sample, struct counts *c)
+{
+	struct fx *f = start(sample);
+	uint8_t sc64 = (uint8_t)(6 << 1), tiny = GO_TINY_SPANCLASS;
+	uint64_t base = HEAP, i, k;
+
+	for (k = 0; k < 32; k++, base += GO_PAGE_SIZE) {
+		span_alloc(f, base, sc64);
+		for (i = 0; i < GO_PAGE_SIZE / 64; i++)
+			alloc(f, base + i * 64, 56, f->ts += 700);
+	}
+	for (k = 0; k < 16; k++, base += GO_PAGE_SIZE) {
+		span_alloc(f, base, tiny);
+		for (i = 0; i < GO_PAGE_SIZE / 16; i++) {
+			alloc(f, base + i * 16, 8, f->ts += 700);
+			alloc(f, base + i * 16 + 8, 8, f->ts += 700);
+		}
+	}
+	base = HEAP;
+	for (k = 0; k < 32; k++, base += GO_PAGE_SIZE)
+		sweep_all(f, base, sc64, 64);
+	for (k = 0; k < 16; k++, base += GO_PAGE_SIZE)
+		sweep_all(f, base, tiny, 16);
+	finish(f, c);
+}
+
+static void test_all_kept_without_sample(void **state)
+{
+	struct counts c;
+
+	run_stream(1, &c);
+	/* 32 * 128 objects + 16 * 512 blocks of two IDs. */
+	assert_int_equal(c.allocs, 32 * 128 + 16 * 512 * 2);
+	assert_int_equal(c.frees, c.allocs);
+	assert_int_equal(c.free_unknown, 0);
+}
+
+static void test_sample_frees_only_what_it_kept(void **state)
+{
+	uint64_t all = 32 * 128 + 16 * 512 * 2;
+	struct counts c;
+
+	run_stream(4, &c);
+	/* Bernoulli(1/4) per object (tiny blocks as a whole): +-25 %. */
+	assert_true(c.allocs > all / 4 * 3 / 4 && c.allocs < all / 4 * 5 / 4);
+	assert_int_equal(c.free_unknown, 0);
+	assert_int_equal(c.frees, c.allocs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_timestamps_are_64ns_ticks),
+		cmocka_unit_test(test_all_kept_without_sample),
+		cmocka_unit_test(test_sample_frees_only_what_it_kept),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
