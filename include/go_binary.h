@@ -67,8 +67,9 @@ bool go_binary_has_dwarf(const struct go_binary *bin);  /* .debug_info */
 
 /*
  * Entry and code size of a function by its Go name, e.g. "runtime.mallocgc"
- * or "runtime.(*mheap).initSpan". Uses .symtab when present, else the
- * pclntab; both give the size without trailing padding. 0 or -ENOENT.
+ * or "runtime.(*mheap).initSpan". Uses the pclntab (the runtime's own
+ * table), else .symtab; both give the size without trailing padding.
+ * 0 or -ENOENT.
  */
 int go_binary_find_func(const struct go_binary *bin, const char *name,
 			uint64_t *entry, uint64_t *size);

@@ -742,18 +742,25 @@ bool go_binary_has_dwarf(const struct go_binary *bin)
 int go_binary_find_func(const struct go_binary *bin, const char *name,
 			uint64_t *entry, uint64_t *size)
 {
-	const struct symbol *sym = find_sym(bin, name);
+	const struct symbol *sym;
 	struct go_func f;
 
-	if (sym && sym->type == STT_FUNC) {
-		*entry = sym->addr;
-		*size = sym->size;
+	/*
+	 * The runtime's own function table first: every Go binary has it,
+	 * the runtime itself unwinds with it, so it cannot be wrong without
+	 * the program failing, while .symtab is only read by tools and may
+	 * be damaged or edited without the program noticing.
+	 */
+	if (go_pclntab_find(&bin->pcln, name, &f) == 0) {
+		*entry = f.entry;
+		*size = f.size;
 		return 0;
 	}
-	if (go_pclntab_find(&bin->pcln, name, &f))
+	sym = find_sym(bin, name);
+	if (!sym || sym->type != STT_FUNC)
 		return -ENOENT;
-	*entry = f.entry;
-	*size = f.size;
+	*entry = sym->addr;
+	*size = sym->size;
 	return 0;
 }
 
