@@ -20,45 +20,16 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-
-struct tmp {
-	char dir[64];
-	char path[128];
-};
+#include "scratch_dir.h"
 
 static int setup_tmp(void **state)
 {
-	struct tmp *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return -1;
-	strcpy(t->dir, "/tmp/test_atomic_file.XXXXXX");
-	if (!mkdtemp(t->dir))
-		return -1;
-	snprintf(t->path, sizeof(t->path), "%s/out", t->dir);
-	*state = t;
-	return 0;
+	return scratch_dir_new(state, "test_atomic_file", "out");
 }
 
 static int teardown_tmp(void **state)
 {
-	struct tmp *t = *state;
-	struct dirent *de;
-	char p[512];
-	DIR *d;
-
-	d = opendir(t->dir);
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", t->dir, de->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(t->dir);
-	free(t);
-	return 0;
+	return scratch_dir_free(state);
 }
 
 static int count_entries(const char *dir)

@@ -24,6 +24,7 @@
 
 #include "alloc_profile.h"
 #include "gen/profile.pb-c.h"
+#include "scratch_dir.h"
 
 #define GO_1_27 "/usr/lib/go-1.27/bin/go"
 
@@ -60,44 +61,14 @@ static const struct alloc_profile profile = {
 	.duration_nanos = 2500000000LL,
 };
 
-struct tmp {
-	char dir[64];
-	char path[128];
-};
-
 static int setup_tmp(void **state)
 {
-	struct tmp *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return -1;
-	strcpy(t->dir, "/tmp/test_pprof_write.XXXXXX");
-	if (!mkdtemp(t->dir))
-		return -1;
-	snprintf(t->path, sizeof(t->path), "%s/heap.pb.gz", t->dir);
-	*state = t;
-	return 0;
+	return scratch_dir_new(state, "test_pprof_write", "heap.pb.gz");
 }
 
 static int teardown_tmp(void **state)
 {
-	struct tmp *t = *state;
-	struct dirent *de;
-	char p[512];
-	DIR *d;
-
-	d = opendir(t->dir);
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", t->dir, de->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(t->dir);
-	free(t);
-	return 0;
+	return scratch_dir_free(state);
 }
 
 /* Names of the entries of DIR, sorted, joined by spaces. */

@@ -19,48 +19,18 @@
 #include <unistd.h>
 
 #include "report_html.h"
+#include "scratch_dir.h"
 
 #define MIB (1024ull * 1024)
 
-struct tmp {
-	char dir[64];
-	char path[128];
-};
-
 static int setup_tmp(void **state)
 {
-	struct tmp *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return -1;
-	strcpy(t->dir, "/tmp/test_report_html.XXXXXX");
-	if (!mkdtemp(t->dir))
-		return -1;
-	snprintf(t->path, sizeof(t->path), "%s/heap.html", t->dir);
-	*state = t;
-	return 0;
+	return scratch_dir_new(state, "test_report_html", "heap.html");
 }
 
 static int teardown_tmp(void **state)
 {
-	struct tmp *t = *state;
-	struct dirent *de;
-	char p[512];
-	DIR *d;
-
-	d = opendir(t->dir);
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", t->dir, de->d_name);
-		if (unlink(p))
-			rmdir(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(t->dir);
-	free(t);
-	return 0;
+	return scratch_dir_free(state);
 }
 
 /* Entries of DIR (but . and ..). */
