@@ -114,6 +114,14 @@ struct session {
 	struct session_counts counts;
 	uint64_t gen_events[TW_EV_COUNT];    /* in the generation being built */
 	uint64_t started_realtime;           /* seconds since the epoch */
+	/*
+	 * The process is gone; its files are closed once the ring buffer's
+	 * consumer has passed exit_ring_pos (ring_pos.h says why).
+	 */
+	bool exited;
+	uint64_t exit_ring_pos;
+	bool close_deferred;             /* records were still queued */
+	uint64_t records_when_deferred;  /* records seen at that moment */
 };
 
 /*

@@ -32,6 +32,7 @@
 #include "probe_plan.h"
 #include "probes.h"
 #include "rec_names.h"
+#include "ring_pos.h"
 #include "session.h"
 #include "summary_json.h"
 #include "target.h"
@@ -65,6 +66,7 @@ struct tracer {
 	const struct taf_options *opt;
 	struct probes probes;
 	struct ring_buffer *rb;
+	struct ring_pos rpos;         /* where producers and we are in rb */
 
 	struct bin_entry *bins;
 	size_t nbins, bins_cap;
@@ -87,6 +89,8 @@ struct tracer {
 	uint64_t done_bytes, done_files;
 	bool write_failed;            /* some session could not write */
 	unsigned processes_seen;
+	/* Records of a PID with no session: never traced, or closed. */
+	uint64_t orphan_records;
 	bool stop;
 };
 
@@ -632,8 +636,10 @@ static int on_record(void *ctx, void *data, size_t len)
 			}
 		}
 		s = find_session(t, (pid_t)h->pid);
-		if (!s)
+		if (!s) {
+			t->orphan_records++;
 			return 0;
+		}
 	}
 	session_record(s, data, len);
 	return t->yield_poll ? -ECANCELED : 0;
@@ -861,6 +867,19 @@ static void print_drops(struct tracer *t)
 			say("dropped %llu %s records: ring buffer full (try --ringbuf-size)",
 			    (unsigned long long)st[TAF_STAT_DROPPED_BASE + k],
 			    taf_rec_names[k].name);
+	if (t->orphan_records)
+		say("discarded %llu records of processes not traced (not selected, over --max-processes, or gone before they could be opened; -v -v says which)",
+		    (unsigned long long)t->orphan_records);
+}
+
+static uint64_t records_of(const struct session *s)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 0; k < TAF_REC_KIND_MAX; k++)
+		n += s->counts.records[k];
+	return n;
 }
 
 static bool session_over(const struct tracer *t, const struct session *s)
@@ -872,7 +891,7 @@ static bool session_over(const struct tracer *t, const struct session *s)
 /* Finishes sessions whose process is gone; reaps the -- CMD child. */
 static void check_exits(struct tracer *t)
 {
-	bool any = false;
+	bool any = false, waiting = false;
 	size_t i;
 
 	if (t->child && !t->child_done) {
@@ -884,8 +903,16 @@ static void check_exits(struct tracer *t)
 					  WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 		}
 	}
-	for (i = 0; i < t->nsess && !any; i++)
-		any = session_over(t, t->sess[i]);
+	for (i = 0; i < t->nsess; i++) {
+		struct session *s = t->sess[i];
+
+		if (!s->exited && session_over(t, s)) {
+			/* Every record it made was reserved below this. */
+			s->exited = true;
+			s->exit_ring_pos = ring_pos_producer(&t->rpos);
+		}
+		any |= s->exited;
+	}
 	if (any || t->child_done) {
 		/* What the processes sent before they went belongs to them. */
 		drain(t);
@@ -894,16 +921,37 @@ static void check_exits(struct tracer *t)
 	while (i < t->nsess) {
 		struct session *s = t->sess[i];
 
-		if (!session_over(t, s)) {
+		if (!s->exited) {
+			i++;
+			continue;
+		}
+		/*
+		 * The drain stops at the first record still being written, by
+		 * a probe of another process whose CPU was taken away between
+		 * reserve and submit (an interrupt; under load, the host
+		 * descheduling the vCPU): closing now would drop whatever this
+		 * process queued behind that record (ring_pos.h).
+		 */
+		if (!ring_pos_passed(&t->rpos, s->exit_ring_pos)) {
+			waiting = true;
+			if (!s->close_deferred) {
+				s->close_deferred = true;
+				s->records_when_deferred = records_of(s);
+			}
 			i++;
 			continue;
 		}
 		say("PID %d exited", (int)s->target.pid);
+		if (s->close_deferred && t->opt->verbose)
+			say("PID %d: %llu records came after its exit was seen, queued behind another probe's unfinished record",
+			    (int)s->target.pid,
+			    (unsigned long long)(records_of(s) -
+						 s->records_when_deferred));
 		close_session(t, i, "exit");
 		if (!t->opt->all)
 			t->stop = true;
 	}
-	if (t->child_done)
+	if (t->child_done && !waiting)
 		t->stop = true;
 }
 
@@ -1010,6 +1058,10 @@ int tracer_run(const struct taf_options *opt)
 		probes_destroy(&t.probes);
 		return 1;
 	}
+	rc = ring_pos_open(&t.rpos, probes_ringbuf_fd(&t.probes));
+	if (rc)
+		say("warning: cannot map the ring buffer's positions (%s): a process's last records may be lost when it exits under load",
+		    strerror(-rc));
 
 	if (opt->pid)
 		rc = start_pid(&t);
@@ -1054,6 +1106,7 @@ out:
 		print_drops(&t);
 	}
 	ring_buffer__free(t.rb);
+	ring_pos_close(&t.rpos);
 	probes_destroy(&t.probes);
 	free(t.sess);
 	{
