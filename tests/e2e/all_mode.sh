@@ -83,13 +83,12 @@ start_bg "$TMP/sleepy.log" "$B/sleepy" 600
 SLEEPY=$BG_PID
 
 t0=$(date +%s.%N)
-start_bg "$TMP/tracer.log" "$TRACER" --all --include "$B/*" --exclude "$B/excl/*" -o "$OUT" -g 250ms
+start_bg "$TMP/tracer.log" "$TRACER" -v --all --include "$B/*" --exclude "$B/excl/*" -o "$OUT" -g 250ms
 TPID=$BG_PID
 wait_for_line "$TMP/tracer.log" 'attached' 120 ||
 	fail "tracer did not attach: $(cat "$TMP/tracer.log")"
 attach_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-# Let the probes settle a moment before the counted phase (README
-# "Limits": events lost under load; this did not make it go away).
+# Let the probes settle a moment before the counted phase.
 sleep "${SETTLE:-1}"
 grep -q 'attached to 10 Go processes (8 executables)' "$TMP/tracer.log" ||
 	fail "want 'attached to 10 Go processes (8 executables)': $(grep attached "$TMP/tracer.log")"
@@ -173,7 +172,7 @@ for key in $ALL; do
 	[ "$key" = late_race ] && { race_count="$c127/$N"; continue; }
 	for c in "$c123" "$c127"; do
 		enough "$c" "$N" 999 ||
-			fail "$key (PID $pid, ${#files[@]} files): $c main.Node allocations (1.23: $c123, 1.27: $c127), want >= 99.9% of $N and <= $N"
+			fail "$key (PID $pid, ${#files[@]} files): $c main.Node allocations (1.23: $c123, 1.27: $c127), want >= 99.9% of $N and <= $N; tracer: $(grep -E "PID $pid[: ]|discarded|dropped [0-9]|lost" "$TMP/tracer.log" | tr '\n' ' '); sidecar: $(grep -hE '"(records_received|records_before_snapshot)"' "$OUT"/*-"$pid"-*.summary.json | tr -d '\n ')"
 	done
 done
 
