@@ -532,8 +532,12 @@ static bool selected(struct tracer *t, pid_t pid, const struct exec_info *ei)
 	return cli_process_selected(t->opt, pid, comm, exe);
 }
 
-/* --all: a process we have not seen sends its first record or exec'd. */
-static void discover(struct tracer *t, pid_t pid, const struct exec_info *ei)
+/*
+ * --all: a process we have not seen is found at start, exec'd (EI), or
+ * sends its first record (FROM_RECORD: it runs an executable we probe).
+ */
+static void discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
+		     bool from_record)
 {
 	char err[512];
 
@@ -550,8 +554,13 @@ static void discover(struct tracer *t, pid_t pid, const struct exec_info *ei)
 		return;
 	}
 	if (open_session(t, pid, -1, ei == NULL, ei, err, sizeof(err)) != 0) {
-		if (t->opt->verbose >= 2)
-			say("%s", err);
+		/*
+		 * A process that sent a record runs a probed Go executable:
+		 * not tracing it must be said.  Most other processes are
+		 * simply not Go: that is only worth saying with -v -v.
+		 */
+		if (from_record || t->opt->verbose >= 2)
+			say("not tracing PID %d: %s", (int)pid, err);
 		ignore_pid(t, pid);
 		return;
 	}
@@ -616,7 +625,7 @@ static int on_record(void *ctx, void *data, size_t len)
 			memcpy(ei.comm, r->comm, sizeof(ei.comm));
 			ei.comm[sizeof(ei.comm) - 1] = '\0';
 			if (t->opt->all)
-				discover(t, (pid_t)h->pid, &ei);
+				discover(t, (pid_t)h->pid, &ei, false);
 			else if (t->child && (pid_t)h->pid == t->child)
 				t->child_exec = ei;
 		}
@@ -624,7 +633,7 @@ static int on_record(void *ctx, void *data, size_t len)
 	}
 	if (!s) {
 		if (t->opt->all) {
-			discover(t, (pid_t)h->pid, NULL);
+			discover(t, (pid_t)h->pid, NULL, true);
 		} else if (t->child && (pid_t)h->pid == t->child &&
 			   !u64_map_get(&t->ignored, h->pid, NULL)) {
 			/* -- CMD: the program's first record; its heap was empty. */
@@ -684,7 +693,7 @@ static int start_all(struct tracer *t)
 		pid_t pid = (pid_t)atoi(de->d_name);
 
 		if (pid > 0)
-			discover(t, pid, NULL);
+			discover(t, pid, NULL, false);
 	}
 	closedir(d);
 	{
