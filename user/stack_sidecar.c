@@ -33,6 +33,7 @@
  */
 #include "stack_sidecar.h"
 #include "u64_map.h"
+#include "uvarint.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -113,24 +114,7 @@ struct cursor {
 
 static int get_uvarint(struct cursor *c, uint64_t *v)
 {
-	uint64_t x = 0;
-	unsigned shift = 0;
-
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-
-		if (shift == 63 && b > 1)
-			return -EBADMSG;
-		x |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = x;
-			return 0;
-		}
-		shift += 7;
-		if (shift > 63)
-			return -EBADMSG;
-	}
-	return -EBADMSG;
+	return uvarint_get(&c->p, c->end, v) ? -EBADMSG : 0;
 }
 
 static int get_id(struct cursor *c, uint32_t max, uint32_t *id)
@@ -511,11 +495,11 @@ static void put_byte(struct stack_sidecar_writer *w, uint8_t b)
 
 static void put_uvarint(struct stack_sidecar_writer *w, uint64_t v)
 {
-	while (v >= 0x80) {
-		put_byte(w, (uint8_t)(v | 0x80));
-		v >>= 7;
-	}
-	put_byte(w, (uint8_t)v);
+	uint8_t *start = w->out + w->out_len;
+	size_t n = (size_t)(uvarint_put(start, v) - start);
+
+	w->out_len += n;
+	w->bytes += n;
 }
 
 static void put_bytes(struct stack_sidecar_writer *w, const void *p,
@@ -526,7 +510,6 @@ static void put_bytes(struct stack_sidecar_writer *w, const void *p,
 	w->bytes += n;
 }
 
-#define UVARINT_MAX 10
 
 static int flush_block(struct stack_sidecar_writer *w)
 {
@@ -536,7 +519,7 @@ static int flush_block(struct stack_sidecar_writer *w)
 
 	if (!w->nblock)
 		return 0;
-	err = need(w, 1 + 2 * UVARINT_MAX);
+	err = need(w, 1 + 2 * UVARINT_MAX_LEN);
 	if (err)
 		return err;
 	put_byte(w, TAG_ALLOCS);
@@ -545,7 +528,7 @@ static int flush_block(struct stack_sidecar_writer *w)
 	for (i = 0; i < w->nblock; i++) {
 		const struct walloc *a = &w->block[i];
 
-		err = need(w, 3 * UVARINT_MAX);
+		err = need(w, 3 * UVARINT_MAX_LEN);
 		if (err)
 			return err;
 		put_uvarint(w, zigzag(a->id - id));
@@ -589,7 +572,7 @@ static int add_string(struct stack_sidecar_writer *w, const char *s,
 	if (!u64_map_get(&w->str_index, key, &v) &&
 	    u64_map_put(&w->str_index, key, w->nstr))
 		return -ENOMEM;
-	err = need(w, 1 + UVARINT_MAX + len);
+	err = need(w, 1 + UVARINT_MAX_LEN + len);
 	if (err)
 		return err;
 	put_byte(w, TAG_STRING);
@@ -637,7 +620,7 @@ int stack_sidecar_writer_add_frame(struct stack_sidecar_writer *w,
 	if (!u64_map_get(&w->frame_index, key, &v) &&
 	    u64_map_put(&w->frame_index, key, w->nframe))
 		return w->err = -ENOMEM;
-	err = need(w, 1 + 4 * UVARINT_MAX);
+	err = need(w, 1 + 4 * UVARINT_MAX_LEN);
 	if (err)
 		return err;
 	put_byte(w, TAG_FRAME);
@@ -696,7 +679,7 @@ int stack_sidecar_writer_add_stack(struct stack_sidecar_writer *w,
 	if (!u64_map_get(&w->stack_index, key, &v) &&
 	    u64_map_put(&w->stack_index, key, w->nstack))
 		return w->err = -ENOMEM;
-	err = need(w, 1 + (n + 1) * UVARINT_MAX);
+	err = need(w, 1 + (n + 1) * UVARINT_MAX_LEN);
 	if (err)
 		return err;
 	put_byte(w, TAG_STACK);
@@ -812,7 +795,7 @@ int stack_sidecar_writer_close(struct stack_sidecar_writer *w)
 		return 0;
 	err = flush_block(w);
 	if (!err)
-		err = need(w, 1 + 2 * UVARINT_MAX);
+		err = need(w, 1 + 2 * UVARINT_MAX_LEN);
 	if (!err) {
 		put_byte(w, TAG_END);
 		put_uvarint(w, w->nalloc);

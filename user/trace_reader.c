@@ -36,6 +36,7 @@
 
 #include "trace_reader.h"
 #include "u64_map.h"
+#include "uvarint.h"
 
 enum {
 	EV_EVENT_BATCH = 1,
@@ -112,27 +113,6 @@ static int fail(struct trace_reader *r, size_t off, const char *fmt, ...)
 	va_end(ap);
 	r->err = -EBADMSG;
 	return r->err;
-}
-
-/* encoding/binary.Uvarint.  Returns 0, or -1 if truncated or overlong. */
-static int uvarint(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t x = 0;
-	unsigned s = 0, i;
-
-	for (i = 0; i < 10 && *p < end; i++) {
-		uint8_t b = *(*p)++;
-
-		if (b < 0x80) {
-			if (i == 9 && b > 1)
-				return -1;
-			*v = x | (uint64_t)b << s;
-			return 0;
-		}
-		x |= (uint64_t)(b & 0x7f) << s;
-		s += 7;
-	}
-	return -1;
 }
 
 static int parse_header(struct trace_reader *r)
@@ -283,9 +263,9 @@ static int read_types(struct trace_reader *r, const uint8_t *p,
 		struct trace_type t;
 		uint64_t n;
 
-		if (uvarint(&p, end, &t.id) || uvarint(&p, end, &t.addr) ||
-		    uvarint(&p, end, &t.size) ||
-		    uvarint(&p, end, &t.ptr_bytes) || uvarint(&p, end, &n) ||
+		if (uvarint_get(&p, end, &t.id) || uvarint_get(&p, end, &t.addr) ||
+		    uvarint_get(&p, end, &t.size) ||
+		    uvarint_get(&p, end, &t.ptr_bytes) || uvarint_get(&p, end, &n) ||
 		    n > (uint64_t)(end - p))
 			return fail(r, off, "malformed type record");
 		t.name = (const char *)p;
@@ -316,10 +296,10 @@ static int read_info(struct trace_reader *r, const uint8_t *p,
 {
 	struct trace_heap_info in = { .valid = true };
 
-	if (uvarint(&p, end, &in.min_page_heap_addr) ||
-	    uvarint(&p, end, &in.page_size) ||
-	    uvarint(&p, end, &in.min_heap_align) ||
-	    uvarint(&p, end, &in.fixed_stack))
+	if (uvarint_get(&p, end, &in.min_page_heap_addr) ||
+	    uvarint_get(&p, end, &in.page_size) ||
+	    uvarint_get(&p, end, &in.min_heap_align) ||
+	    uvarint_get(&p, end, &in.fixed_stack))
 		return fail(r, off, "malformed AllocFree info batch");
 	if (!in.page_size || !in.min_heap_align || !in.fixed_stack)
 		return fail(r, off, "zero unit in AllocFree info batch");
@@ -343,7 +323,7 @@ static int read_sync(struct trace_reader *r, const uint8_t *p,
 			return fail(r, off, "unexpected event %u in sync batch",
 				    ev);
 		for (int i = 0; i < n; i++)
-			if (uvarint(&p, end, &v[i]))
+			if (uvarint_get(&p, end, &v[i]))
 				return fail(r, off, "malformed sync batch");
 		if (ev == EV_FREQUENCY) {
 			if (!v[0])
@@ -374,10 +354,10 @@ static int cursor_advance(struct trace_reader *r, struct cursor *c)
 		if (!n)
 			return fail(r, (size_t)(start - r->buf),
 				    "event type %u in an event batch", type);
-		if (uvarint(&c->p, c->end, &d))
+		if (uvarint_get(&c->p, c->end, &d))
 			goto bad;
 		for (int i = 0; i < n - 1; i++)
-			if (uvarint(&c->p, c->end, &a[i]))
+			if (uvarint_get(&c->p, c->end, &a[i]))
 				goto bad;
 		if (c->ts + d < c->ts)
 			return fail(r, (size_t)(start - r->buf),
@@ -473,8 +453,8 @@ static int take_batch(struct trace_reader *r, bool first)
 	} else if (kind != EV_EVENT_BATCH) {
 		return fail(r, off, "expected a batch, found byte %u", kind);
 	}
-	if (uvarint(&p, end, &gen) || uvarint(&p, end, &m) ||
-	    uvarint(&p, end, &ts) || uvarint(&p, end, &len))
+	if (uvarint_get(&p, end, &gen) || uvarint_get(&p, end, &m) ||
+	    uvarint_get(&p, end, &ts) || uvarint_get(&p, end, &len))
 		return fail(r, off, "truncated batch header");
 	if (len > MAX_BATCH_DATA)
 		return fail(r, off, "batch of %llu bytes (at most 64 KiB)",

@@ -30,6 +30,7 @@
 
 #include "trace_writer.h"
 #include "u64_map.h"
+#include "uvarint.h"
 
 /* internal/trace/event/go122 (1.23) = internal/trace/tracev2 (1.25+). */
 enum {
@@ -108,27 +109,6 @@ static const uint8_t ev_nargs[] = {
 	[TW_EV_GOROUTINE_STACK_ALLOC - TW_EV_SPAN] = 2,
 	[TW_EV_GOROUTINE_STACK_FREE - TW_EV_SPAN] = 1,
 };
-
-static inline uint8_t *put_uvarint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)v | 0x80;
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-static size_t uvarint_len(uint64_t v)
-{
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
-}
 
 /* Grows *p (an array of `size`-byte items) to hold at least `need`. */
 static int grow(void **p, size_t *cap, size_t need, size_t size,
@@ -265,13 +245,13 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 
 	start = p = t->buf + t->len;
 	*p++ = (uint8_t)ev;
-	p = put_uvarint(p, ts - prev);
+	p = uvarint_put(p, ts - prev);
 	nargs = ev_nargs[ev - TW_EV_SPAN];
-	p = put_uvarint(p, a);
+	p = uvarint_put(p, a);
 	if (nargs > 1)
-		p = put_uvarint(p, b);
+		p = uvarint_put(p, b);
 	if (nargs > 2)
-		p = put_uvarint(p, c);
+		p = uvarint_put(p, c);
 	bt->len += (size_t)(p - start);
 	t->len += (size_t)(p - start);
 	g->data_bytes += (size_t)(p - start);
@@ -374,10 +354,10 @@ static uint8_t *put_batch_header(uint8_t *p, int exp, uint64_t gen,
 	} else {
 		*p++ = EV_EVENT_BATCH;
 	}
-	p = put_uvarint(p, gen);
-	p = put_uvarint(p, m);
-	p = put_uvarint(p, ts);
-	return put_uvarint(p, data_len);
+	p = uvarint_put(p, gen);
+	p = uvarint_put(p, m);
+	p = uvarint_put(p, ts);
+	return uvarint_put(p, data_len);
 }
 
 static size_t type_record_len(const struct tw_gen *g, size_t i)
@@ -413,11 +393,11 @@ static uint8_t *put_type_batches(uint8_t *p, const struct tw_gen *g,
 		for (; i < j; i++) {
 			const struct tw_type *ty = &g->types[i];
 
-			p = put_uvarint(p, i + 1);
-			p = put_uvarint(p, ty->addr);
-			p = put_uvarint(p, ty->size);
-			p = put_uvarint(p, ty->ptr_bytes);
-			p = put_uvarint(p, ty->name_len);
+			p = uvarint_put(p, i + 1);
+			p = uvarint_put(p, ty->addr);
+			p = uvarint_put(p, ty->size);
+			p = uvarint_put(p, ty->ptr_bytes);
+			p = uvarint_put(p, ty->name_len);
 			/* names is NULL while every name so far is empty. */
 			if (ty->name_len)
 				memcpy(p, g->names + ty->name_off,
@@ -453,7 +433,7 @@ int tw_gen_encode(const struct tw_gen *g, uint8_t **buf, size_t *len)
 	/* runtime/tracetime.go traceFrequency: a lone EvFrequency. */
 	q = tmp;
 	*q++ = EV_FREQUENCY;
-	q = put_uvarint(q, g->freq);
+	q = uvarint_put(q, g->freq);
 	p = put_batch_header(p, 0, g->gen, m, ts, (size_t)(q - tmp));
 	memcpy(p, tmp, (size_t)(q - tmp));
 	p += q - tmp;
@@ -461,10 +441,10 @@ int tw_gen_encode(const struct tw_gen *g, uint8_t **buf, size_t *len)
 	/* runtime/traceallocfree.go traceSnapshotMemory: the info batch. */
 	q = tmp;
 	*q++ = ALLOC_FREE_INFO_BATCH;
-	q = put_uvarint(q, g->info.min_page_heap_addr);
-	q = put_uvarint(q, g->info.page_size);
-	q = put_uvarint(q, g->info.min_heap_align);
-	q = put_uvarint(q, g->info.fixed_stack);
+	q = uvarint_put(q, g->info.min_page_heap_addr);
+	q = uvarint_put(q, g->info.page_size);
+	q = uvarint_put(q, g->info.min_heap_align);
+	q = uvarint_put(q, g->info.fixed_stack);
 	p = put_batch_header(p, EXPERIMENT_ALLOC_FREE, g->gen, m, ts,
 			     (size_t)(q - tmp));
 	memcpy(p, tmp, (size_t)(q - tmp));
