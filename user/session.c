@@ -700,7 +700,7 @@ void session_stacks_close(struct session *s)
 
 int session_cut(struct session *s)
 {
-	uint64_t events, gen;
+	uint64_t events, gen = 0;
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int rc;
@@ -716,33 +716,31 @@ int session_cut(struct session *s)
 
 	if (s->sink_failed) {
 		rc = s->sink_error;
-		s->counts.lost_on_write += events;
-		if (s->stacks)
-			alloc_stacks_gen_dropped(s->stacks);
-		goto next;
+	} else {
+		rc = tw_gen_encode(s->gen, &buf, &len);
+		gen = trace_sink_next_gen(s->sink);
+		if (rc == 0)
+			rc = trace_sink_write_gen(s->sink, buf, len);
+		free(buf);
+		if (rc) {
+			s->sink_failed = true;
+			s->sink_error = rc;
+		}
 	}
-	rc = tw_gen_encode(s->gen, &buf, &len);
-	gen = trace_sink_next_gen(s->sink);
-	if (rc == 0)
-		rc = trace_sink_write_gen(s->sink, buf, len);
-	free(buf);
 	if (rc) {
-		s->sink_failed = true;
-		s->sink_error = rc;
 		s->counts.lost_on_write += events;
 		if (s->stacks)
 			alloc_stacks_gen_dropped(s->stacks);
 	} else {
-		if (s->stacks)
-			stacks_gen_written(s, gen);
 		int k;
 
+		if (s->stacks)
+			stacks_gen_written(s, gen);
 		for (k = 0; k < TW_EV_COUNT; k++)
 			s->counts.written[k] += s->gen_events[k];
 		s->counts.events += events;
 		s->counts.generations++;
 	}
-next:
 	memset(s->gen_events, 0, sizeof(s->gen_events));
 	tw_gen_free(s->gen);
 	s->gen = NULL;
