@@ -161,46 +161,48 @@ static const char *human_ns(uint64_t ns, char *buf, size_t len)
 
 static const struct heap_replay *sort_h;
 
+/* Larger first: a qsort result for X against Y, 0 if equal. */
+static int larger_first(uint64_t x, uint64_t y)
+{
+	return x == y ? 0 : x > y ? -1 : 1;
+}
+
 static int by_alloc_bytes(const void *a, const void *b)
 {
 	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
 	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
+	int c = larger_first(x->c.alloc_bytes, y->c.alloc_bytes);
 
-	if (x->c.alloc_bytes != y->c.alloc_bytes)
-		return x->c.alloc_bytes > y->c.alloc_bytes ? -1 : 1;
-	if (x->c.live_bytes != y->c.live_bytes)
-		return x->c.live_bytes > y->c.live_bytes ? -1 : 1;
-	return strcmp(x->name, y->name);
+	if (!c)
+		c = larger_first(x->c.live_bytes, y->c.live_bytes);
+	return c ? c : strcmp(x->name, y->name);
 }
 
 static int by_growth(const void *a, const void *b)
 {
 	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
 	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
+	int c = larger_first(x->leak.growth_bytes, y->leak.growth_bytes);
 
-	if (x->leak.growth_bytes != y->leak.growth_bytes)
-		return x->leak.growth_bytes > y->leak.growth_bytes ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return c ? c : strcmp(x->name, y->name);
 }
 
 static int by_peak(const void *a, const void *b)
 {
 	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
 	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
+	int c = larger_first(x->peak_live_bytes, y->peak_live_bytes);
 
-	if (x->peak_live_bytes != y->peak_live_bytes)
-		return x->peak_live_bytes > y->peak_live_bytes ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return c ? c : strcmp(x->name, y->name);
 }
 
 static int site_by_bytes(const void *a, const void *b)
 {
 	const struct hr_site *x = &sort_h->sites[*(const uint32_t *)a];
 	const struct hr_site *y = &sort_h->sites[*(const uint32_t *)b];
+	int c = larger_first(x->c.alloc_bytes, y->c.alloc_bytes);
 
-	if (x->c.alloc_bytes != y->c.alloc_bytes)
-		return x->c.alloc_bytes > y->c.alloc_bytes ? -1 : 1;
-	return strcmp(x->frame.func, y->frame.func);
+	return c ? c : strcmp(x->frame.func, y->frame.func);
 }
 
 /* Type indexes sorted by CMP; NULL on allocation failure. */
@@ -256,10 +258,9 @@ struct stack_sum {
 static int stack_by_bytes(const void *a, const void *b)
 {
 	const struct stack_sum *x = a, *y = b;
+	int c = larger_first(x->alloc_bytes, y->alloc_bytes);
 
-	if (x->alloc_bytes != y->alloc_bytes)
-		return x->alloc_bytes > y->alloc_bytes ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
+	return c ? c : x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
 /* Stacks sorted by bytes allocated; NULL on allocation failure. */
