@@ -24,6 +24,13 @@
  * bytes per event on disk.
  *
  * Usage: bench_daemon GO_BINARY [ALLOCS (default 4000000)] [SAMPLE]
+ * Env:   BENCH_DAEMON_OUT=DIR  write the trace files into DIR (an existing,
+ *        empty directory) and keep them: tests/e2e/test_daemon_golden.sh
+ *        pins their bytes, so a refactoring of the daemon that changes the
+ *        output is seen.
+ *        BENCH_DAEMON_ROTATE=BYTES  --rotate-size for those files.
+ *        BENCH_DAEMON_GEN_NS=NS     generation period in stream time
+ *        (default 1 s, the runtime's).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -349,14 +356,22 @@ int main(int argc, char **argv)
 {
 	uint64_t allocs = argc > 2 ? strtoull(argv[2], NULL, 0) : 4000000;
 	unsigned sample = argc > 3 ? (unsigned)atoi(argv[3]) : 1;
-	char dir[] = "/tmp/bench_daemon.XXXXXX", err[256];
-	struct session_opts so = { .dir = dir, .sample = sample };
+	char tmpdir[] = "/tmp/bench_daemon.XXXXXX", err[256];
+	const char *keep = getenv("BENCH_DAEMON_OUT");
+	char *dir = keep && *keep ? (char *)keep : tmpdir;
+	const char *rotate = getenv("BENCH_DAEMON_ROTATE");
+	struct session_opts so = {
+		.dir = dir, .sample = sample,
+		.rotate_size = rotate ? strtoull(rotate, NULL, 0) : 0,
+	};
 	struct stream st = { .next_page = HEAP_BASE, .ts = 1000000000ull,
 			     .rng = 0x9e3779b97f4a7c15ull };
 	struct trace_sink_stats ss;
 	struct go_binary *bin;
 	struct session s;
 	struct target tg;
+	const char *gen_env = getenv("BENCH_DAEMON_GEN_NS");
+	uint64_t gen_ns = gen_env ? strtoull(gen_env, NULL, 0) : 1000000000ull;
 	uint64_t next_cut, records;
 	double t0, t1;
 	size_t off;
@@ -373,7 +388,7 @@ int main(int argc, char **argv)
 	if (find_types(&st, bin))
 		return 1;
 	build_stream(&st, allocs);
-	if (!mkdtemp(dir)) {
+	if (dir == tmpdir && !mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -386,13 +401,13 @@ int main(int argc, char **argv)
 	session_begin(&s, 1);
 
 	t0 = cpu_s();
-	next_cut = 1000000000ull + 1000000000ull;
+	next_cut = 1000000000ull + gen_ns;
 	for (off = 0; off < st.len;) {
 		const struct taf_rec_hdr *h = (const void *)(st.buf + off);
 
 		if (h->ts >= next_cut) {
 			session_cut(&s);
-			next_cut += 1000000000ull;
+			next_cut += gen_ns;
 		}
 		session_record(&s, h, h->len);
 		off += h->len;
@@ -421,7 +436,8 @@ int main(int argc, char **argv)
 		printf("bytes_per_event %.2f\n",
 		       (double)ss.bytes_written / c.events);
 	}
-	remove_dir(dir);
+	if (dir == tmpdir)
+		remove_dir(dir);
 	go_binary_close(bin);
 	free(st.buf);
 	free(st.spans);
