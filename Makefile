@@ -21,7 +21,7 @@ CFLAGS   ?= -O2 -g
 XCFLAGS  ?=
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
             -D_GNU_SOURCE -DTRACEAF_VERSION='"$(VERSION)"' \
-            -Iinclude -I$(BUILD) $(XCFLAGS)
+            -Iinclude -Iuser -I$(BUILD) $(XCFLAGS)
 LDLIBS   := -lbpf -lelf -ldw -lcapstone -lprotobuf-c -lz -lm -lpthread
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
@@ -37,7 +37,10 @@ PROTO_SRCS := $(wildcard proto/*.proto)
 PROTO_HDRS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.h,$(PROTO_SRCS))
 PROTO_OBJS := $(patsubst proto/%.proto,$(BUILD)/obj/gen/%.pb-c.o,$(PROTO_SRCS))
 
-USER_SRCS := $(wildcard user/*.c)
+# user/main.c and one folder per stage (ARCHITECTURE.md): util, inspect,
+# attach, trace, format, analysis.  Objects keep the folder: obj/trace/session.o.
+USER_SRCS := user/main.c $(wildcard user/*/*.c)
+USER_HDRS := $(wildcard include/*.h user/*/*.h)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS)) $(PROTO_OBJS)
 # Everything but main() is a library the unit tests link against.
 LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(USER_OBJS))
@@ -75,7 +78,7 @@ $(BUILD)/obj/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: user/%.c $(wildcard include/*.h) $(BPF_SKELS) $(PROTO_HDRS)
+$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_SKELS) $(PROTO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -115,17 +118,19 @@ unit-asan: unit-asan-build workloads
 FUZZ_BUILD ?= $(BUILD)-fuzz
 FUZZ_CC    ?= clang
 FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror \
-               -Wno-unused-parameter -D_GNU_SOURCE -Iinclude -Itests/unit \
+               -Wno-unused-parameter -D_GNU_SOURCE -Iinclude -Iuser -Itests/unit \
                -fsanitize=address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer
-FUZZ_MODS  := go_buildinfo go_binary go_pclntab go_dwarf go_types u64_map \
-              go_layout go_layout_table disasm trace_writer stack_sidecar \
-              trace_reader heap_replay go_sizeclasses
+FUZZ_MODS  := inspect/go_buildinfo inspect/go_binary inspect/go_pclntab \
+              inspect/go_dwarf inspect/go_types util/u64_map \
+              inspect/go_layout inspect/go_layout_table inspect/disasm \
+              format/trace_writer format/stack_sidecar format/trace_reader \
+              analysis/heap_replay inspect/go_sizeclasses
 FUZZ_LIB   := $(patsubst %,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_MODS))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%, \
                 $(wildcard tests/fuzz/fuzz_*.c))
 
-$(FUZZ_BUILD)/obj/%.o: user/%.c $(wildcard include/*.h)
+$(FUZZ_BUILD)/obj/%.o: user/%.c $(USER_HDRS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 

@@ -464,7 +464,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
-/* --- allocation sites (include/alloc_sites.h) -------------------------- */
+/* --- allocation sites (user/inspect/alloc_sites.h) -------------------------- */
 
 /*
  * Waking the reader on every record costs the probed thread an irq_work

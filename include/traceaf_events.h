@@ -185,7 +185,7 @@ struct taf_layout {
 };
 
 /*
- * Where an alloc-site probe finds a value (include/alloc_sites.h): in a
+ * Where an alloc-site probe finds a value (user/inspect/alloc_sites.h): in a
  * register at the probed instruction, or in the 8-byte stack slot at
  * SP + off there.  Registers in pt_regs order of the fields used.
  */

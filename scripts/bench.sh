@@ -44,8 +44,8 @@ if on 2; then
 	echo
 	echo "== 2. daemon: shadow heap (ns per operation)"
 	mkdir -p "$BUILD/bench"
-	gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude tests/bench/bench_shadow_heap.c \
-		user/shadow_heap.c user/u64_map.c -o "$BUILD/bench/bench_shadow_heap"
+	gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Iuser tests/bench/bench_shadow_heap.c \
+		user/trace/shadow_heap.c user/util/u64_map.c -o "$BUILD/bench/bench_shadow_heap"
 	"$BUILD/bench/bench_shadow_heap"
 fi
 if on 3; then

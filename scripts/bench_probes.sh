@@ -53,7 +53,7 @@ die() { echo "bench_probes: $*" >&2; exit 1; }
 if [ ! -x "$FLOOR" ] || [ "$ROOT/tools/floor_probe.c" -nt "$FLOOR" ] ||
    [ "$BUILD/floor.skel.h" -nt "$FLOOR" ]; then
 	objs=$(ls "$BUILD"/obj/*.o "$BUILD"/obj/gen/*.o 2>/dev/null | grep -v '/main\.o$')
-	cc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -I"$BUILD" tools/floor_probe.c \
+	cc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I"$BUILD" tools/floor_probe.c \
 		$objs -o "$FLOOR" -lbpf -lelf -ldw -lcapstone -lprotobuf-c -lz -lm -lpthread ||
 		die "cannot build $FLOOR"
 fi

@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
-#include "disasm.h"
-#include "go_binary.h"
+#include "inspect/disasm.h"
+#include "inspect/go_binary.h"
 #include "floor.skel.h"
 
 static volatile sig_atomic_t stop;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * gen_layout_table.c - print user/go_layout_table.c from the DWARF of Go
+ * gen_layout_table.c - print user/inspect/go_layout_table.c from the DWARF of Go
  * binaries, one per toolchain. Run through tools/gen-layout-table, which
  * builds the binaries and this program.
  *
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "go_binary.h"
-#include "go_layout.h"
+#include "inspect/go_binary.h"
+#include "inspect/go_layout.h"
 
 /* go_layout.c refers to the table; this program is what makes it. */
 const struct go_layout go_layout_table[1];

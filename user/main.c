@@ -7,9 +7,9 @@
  */
 #include <string.h>
 
-#include "cli.h"
-#include "report.h"
-#include "tracer.h"
+#include "trace/cli.h"
+#include "analysis/report.h"
+#include "trace/tracer.h"
 
 int main(int argc, char **argv)
 {

@@ -40,14 +40,14 @@
 #include <unistd.h>
 #include <dirent.h>
 
-#include "go_binary.h"
-#include "go_dwarf.h"
-#include "go_sizeclasses.h"
-#include "go_types.h"
-#include "session.h"
-#include "shadow_heap.h"
-#include "target.h"
-#include "trace_sink.h"
+#include "inspect/go_binary.h"
+#include "inspect/go_dwarf.h"
+#include "inspect/go_sizeclasses.h"
+#include "inspect/go_types.h"
+#include "trace/session.h"
+#include "trace/shadow_heap.h"
+#include "attach/target.h"
+#include "format/trace_sink.h"
 #include "traceaf_events.h"
 
 #define THREADS 4

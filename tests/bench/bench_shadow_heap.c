@@ -3,8 +3,8 @@
  * bench_shadow_heap.c - ns per operation of the shadow heap for 10 M
  * objects.  Prints figures; asserts nothing about time.
  *
- *   gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude \
- *       tests/bench/bench_shadow_heap.c user/shadow_heap.c user/u64_map.c \
+ *   gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Iuser \
+ *       tests/bench/bench_shadow_heap.c user/trace/shadow_heap.c user/util/u64_map.c \
  *       -o build/bench_shadow_heap
  *
  * Two orders: the allocator's (an mcache fills a span slot after slot, the
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "shadow_heap.h"
+#include "trace/shadow_heap.h"
 
 #define NOBJ 10000000ull
 #define HEAP 0xc000000000ull

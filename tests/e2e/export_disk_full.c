@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc_profile.h"
-#include "report_html.h"
+#include "analysis/alloc_profile.h"
+#include "analysis/report_html.h"
 
 #define NFRAMES 30000
 #define NPOINTS 20000

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_sink.h"
-#include "trace_writer.h"
+#include "format/trace_sink.h"
+#include "format/trace_writer.h"
 
 #define NTHREADS 5
 #define NTYPES 400

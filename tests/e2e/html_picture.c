@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_html.h"
+#include "analysis/report_html.h"
 
 #define NPOINTS 600
 #define MIB (1024.0 * 1024.0)

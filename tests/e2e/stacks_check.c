@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack_sidecar.h"
-#include "trace_reader.h"
-#include "trace_writer.h"
+#include "format/stack_sidecar.h"
+#include "format/trace_reader.h"
+#include "format/trace_writer.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {

@@ -1,6 +1,6 @@
 #!/bin/bash
-# test_encoder_validates - files written by user/trace_writer.c and
-# user/trace_sink.c parse and validate with Go's own internal/trace, every
+# test_encoder_validates - files written by user/format/trace_writer.c and
+# user/format/trace_sink.c parse and validate with Go's own internal/trace, every
 # supported toolchain, and report exactly the counts that were written.
 #
 # gen_sample_trace writes a rotated, multi-generation trace (all nine
@@ -28,8 +28,8 @@ work=$(mktemp -d /tmp/$NAME.XXXXXX) || fail "mktemp"
 trap 'rm -rf "$work"' EXIT
 
 $CC -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -Iinclude tests/e2e/gen_sample_trace.c \
-	user/trace_writer.c user/trace_sink.c user/u64_map.c -o "$work/gen" ||
+	-D_GNU_SOURCE -Iinclude -Iuser tests/e2e/gen_sample_trace.c \
+	user/format/trace_writer.c user/format/trace_sink.c user/util/u64_map.c -o "$work/gen" ||
 	fail "cannot build gen_sample_trace"
 
 mkdir "$work/out"

@@ -14,8 +14,8 @@ cd "$ROOT" || fail "cannot cd to $ROOT"
 [ -f "$BUILD/gen/profile.pb-c.c" ] ||
 	fail "no $BUILD/gen/profile.pb-c.c (run make BUILD=$BUILD)"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -Iinclude -I"$BUILD" tests/e2e/export_disk_full.c \
-	user/pprof_write.c user/report_html.c user/atomic_file.c \
+	-D_GNU_SOURCE -Iinclude -Iuser -I"$BUILD" tests/e2e/export_disk_full.c \
+	user/analysis/pprof_write.c user/analysis/report_html.c user/util/atomic_file.c \
 	"$BUILD/gen/profile.pb-c.c" -lprotobuf-c -lz -lm \
 	-o "$TMP/export_disk_full" || fail "cannot build export_disk_full"
 

@@ -14,8 +14,8 @@ command -v "$CHROMIUM" >/dev/null || fail "no $CHROMIUM (run make deps)"
 [ -x "$GO" ] || fail "no Go 1.27 at $GO (run make deps)"
 
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -Iinclude tests/e2e/html_picture.c user/report_html.c \
-	user/atomic_file.c -lm -o "$TMP/html_picture" ||
+	-D_GNU_SOURCE -Iinclude -Iuser tests/e2e/html_picture.c user/analysis/report_html.c \
+	user/util/atomic_file.c -lm -o "$TMP/html_picture" ||
 	fail "cannot build html_picture"
 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOCACHE="$BUILD/go-cache" \
 	"$GO" build -o "$TMP/pngcheck" tests/go/pngcheck/main.go ||

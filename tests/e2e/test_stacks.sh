@@ -20,9 +20,9 @@ LINE=$(grep -n 'stacks-e2e: newNode' "$ROOT/tests/go/knownalloc/main.go" | cut -
 [ -n "$LINE" ] || fail "no stacks-e2e marker in tests/go/knownalloc/main.go"
 
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -I"$ROOT/include" "$ROOT/tests/e2e/stacks_check.c" \
-	"$ROOT/user/stack_sidecar.c" "$ROOT/user/trace_reader.c" \
-	"$ROOT/user/u64_map.c" -o "$TMP/stacks_check" ||
+	-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/stacks_check.c" \
+	"$ROOT/user/format/stack_sidecar.c" "$ROOT/user/format/trace_reader.c" \
+	"$ROOT/user/util/u64_map.c" -o "$TMP/stacks_check" ||
 	fail "cannot build stacks_check"
 
 summary=""

@@ -10,7 +10,7 @@
  * and pre-1.18 blobs made by gen_seeds.py.
  */
 #include "fuzz_common.h"
-#include "go_buildinfo.h"
+#include "inspect/go_buildinfo.h"
 
 #define BASE 0x530000
 

@@ -7,7 +7,7 @@
  * functions the tracer probes, cut out of the Go 1.21-1.27 workloads.
  */
 #include "fuzz_common.h"
-#include "disasm.h"
+#include "inspect/disasm.h"
 
 #define VADDR 0x40bf00
 #define MAX_RETS 64

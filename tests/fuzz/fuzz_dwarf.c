@@ -10,9 +10,9 @@
  * the offsets of Go 1.21-1.27 (go_layout_table.c), as DWARF 4 and 5.
  */
 #include "fuzz_file.h"
-#include "go_binary.h"
-#include "go_dwarf.h"
-#include "go_layout.h"
+#include "inspect/go_binary.h"
+#include "inspect/go_dwarf.h"
+#include "inspect/go_layout.h"
 
 static const char *const vars[] = {
 	"runtime.mheap_", "runtime.allgs", "runtime.firstmoduledata",

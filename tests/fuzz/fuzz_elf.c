@@ -13,9 +13,9 @@
  * PIE; the 1.16, 1.18 and 1.20 pclntab layouts; the pre-1.18 build info.
  */
 #include "fuzz_file.h"
-#include "disasm.h"
-#include "go_binary.h"
-#include "go_types.h"
+#include "inspect/disasm.h"
+#include "inspect/go_binary.h"
+#include "inspect/go_types.h"
 
 static const char *const probed[] = {
 	"runtime.mallocgc", "runtime.(*mheap).initSpan",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * fuzz_heap_replay - user/heap_replay.c on arbitrary trace files: events
+ * fuzz_heap_replay - user/analysis/heap_replay.c on arbitrary trace files: events
  * with any IDs, types, page counts and orders, in any order, must neither
  * crash nor break the replay's own sums (what is live is what was
  * allocated or found, minus what was freed).
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
-#include "heap_replay.h"
+#include "analysis/heap_replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

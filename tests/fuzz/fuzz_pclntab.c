@@ -9,7 +9,7 @@
  * few dozen functions (gen_seeds.py), in the 1.20+, 1.18 and 1.16 layouts.
  */
 #include "fuzz_common.h"
-#include "go_pclntab.h"
+#include "inspect/go_pclntab.h"
 
 #define TABLE_ADDR 0x4c7ee0
 #define TEXT_START 0x401000

@@ -8,7 +8,7 @@
  * apart from the C writer.
  */
 #include "fuzz_common.h"
-#include "stack_sidecar.h"
+#include "format/stack_sidecar.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -12,7 +12,7 @@
  */
 #include "fuzz_common.h"
 #include "trace_decode.h"
-#include "trace_writer.h"
+#include "format/trace_writer.h"
 
 static void walk_batch(const struct td_batch *b)
 {

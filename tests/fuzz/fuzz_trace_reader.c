@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * fuzz_trace_reader - user/trace_reader.c on arbitrary bytes: report and
+ * fuzz_trace_reader - user/format/trace_reader.c on arbitrary bytes: report and
  * pprof read trace files from anywhere, so the reader must not crash or
  * read out of bounds, and must keep its promises: events are AllocFree
  * kinds, in timestamp order within a generation, and type names lie
@@ -11,8 +11,8 @@
  * workload with GODEBUG=traceallocfree=1).
  */
 #include "fuzz_common.h"
-#include "trace_reader.h"
-#include "trace_writer.h"
+#include "format/trace_reader.h"
+#include "format/trace_writer.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

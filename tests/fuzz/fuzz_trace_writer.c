@@ -18,7 +18,7 @@
  */
 #include "fuzz_common.h"
 #include "trace_decode.h"
-#include "trace_writer.h"
+#include "format/trace_writer.h"
 
 #define MAX_EVENTS 100000
 #define MAX_TYPES 1024

@@ -12,7 +12,7 @@
  * descriptors listed in their .typelink (gen_seeds.py).
  */
 #include "fuzz_common.h"
-#include "go_types.h"
+#include "inspect/go_types.h"
 
 #define BASE 0x48a000ull
 #define HDR 48

@@ -335,7 +335,7 @@ def seeds_types(gd, chunk=12 * 1024):
 # ---- a small synthetic Go binary ------------------------------------------
 
 def layout_of(minor):
-    """{field: (off, size)} of go1.<minor> in user/go_layout_table.c."""
+    """{field: (off, size)} of go1.<minor> in user/inspect/go_layout_table.c."""
     src = open(os.path.join(ROOT, 'user', 'go_layout_table.c')).read()
     for block in re.split(r'\n\t\{\n', src)[1:]:
         if re.search(r'\.minor = %d,' % minor, block):

@@ -2,7 +2,7 @@
 """Writes the seeds of fuzz_stack_sidecar into corpus/stack_sidecar.
 
 An encoder of the stack sidecar format written from its description
-(README.md "Stack sidecar", user/stack_sidecar.c), apart from the C
+(README.md "Stack sidecar", user/format/stack_sidecar.c), apart from the C
 writer: test_stack_sidecar.c reads one of these files back, so the
 description, the writer and the reader cannot drift apart unnoticed.
 """

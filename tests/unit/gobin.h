@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "go_binary.h"
+#include "inspect/go_binary.h"
 
 static inline void gobin_path(char *buf, size_t len, const char *name,
 			      int minor, const char *flavour)

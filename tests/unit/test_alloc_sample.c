@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "alloc_sample.h"
+#include "trace/alloc_sample.h"
 
 static void test_rate_one_keeps_everything(void **state)
 {

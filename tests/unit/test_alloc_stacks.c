@@ -20,10 +20,10 @@
 #include <bpf/bpf.h>
 #include <cmocka.h>
 
-#include "alloc_stacks.h"
+#include "trace/alloc_stacks.h"
 #include "gobin.h"
-#include "go_pclntab.h"
-#include "stack_sidecar.h"
+#include "inspect/go_pclntab.h"
+#include "format/stack_sidecar.h"
 #include "traceaf_events.h"
 
 #define BIAS 0x7f0000000000ull

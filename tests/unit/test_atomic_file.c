@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
+#include "util/atomic_file.h"
 #include "scratch_dir.h"
 
 static int setup_tmp(void **state)

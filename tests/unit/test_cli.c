@@ -10,7 +10,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "trace/cli.h"
 
 /* cli_parse prints usage errors on stderr: keep the test log readable. */
 static enum cli_result quiet_parse(int argc, char **argv, struct taf_options *o)

@@ -22,12 +22,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "go_binary.h"
-#include "go_dwarf.h"
-#include "go_layout.h"
-#include "go_pclntab.h"
+#include "inspect/go_binary.h"
+#include "inspect/go_dwarf.h"
+#include "inspect/go_layout.h"
+#include "inspect/go_pclntab.h"
 #include "trace_decode.h"
-#include "trace_writer.h"
+#include "format/trace_writer.h"
 
 /*
  * tests/fuzz/regress/<rel>, found from this file's path (the tests run

@@ -24,8 +24,8 @@
 #include <libelf.h>
 
 #include "gobin.h"
-#include "disasm.h"
-#include "go_binary.h"
+#include "inspect/disasm.h"
+#include "inspect/go_binary.h"
 
 #define FIRST_MINOR 21
 #define LAST_MINOR 27

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "go_sizeclasses.h"
+#include "inspect/go_sizeclasses.h"
 
 static int read_go_table(const char *path, unsigned *out, int max)
 {

@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "gobin.h"
-#include "go_binary.h"
-#include "go_layout.h"
-#include "go_types.h"
+#include "inspect/go_binary.h"
+#include "inspect/go_layout.h"
+#include "inspect/go_types.h"
 
 #define FIRST_MINOR 21
 #define LAST_MINOR 27

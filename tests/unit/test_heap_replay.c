@@ -18,8 +18,8 @@
 #include <cmocka.h>
 
 #include "gobin.h"
-#include "heap_replay.h"
-#include "trace_writer.h"
+#include "analysis/heap_replay.h"
+#include "format/trace_writer.h"
 
 static const struct tw_heap_info info = {
 	.min_page_heap_addr = 0xc000000000ull,

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kernel_features.h"
+#include "attach/kernel_features.h"
 
 #define CAP(n) (1ull << (n))
 #define SYS_PTRACE 19

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "mem_batch.h"
-#include "target.h"
+#include "attach/mem_batch.h"
+#include "attach/target.h"
 
 static struct target self;
 static struct mem_batch batch;

@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "gobin.h"
-#include "go_binary.h"
-#include "go_pclntab.h"
+#include "inspect/go_binary.h"
+#include "inspect/go_pclntab.h"
 
 #define MAX_PCS 256
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "alloc_profile.h"
+#include "analysis/alloc_profile.h"
 #include "gen/profile.pb-c.h"
 #include "scratch_dir.h"
 

@@ -37,10 +37,10 @@
 #include <string.h>
 
 #include "gobin.h"
-#include "alloc_sites.h"
-#include "disasm.h"
-#include "go_binary.h"
-#include "probe_plan.h"
+#include "inspect/alloc_sites.h"
+#include "inspect/disasm.h"
+#include "inspect/go_binary.h"
+#include "attach/probe_plan.h"
 
 #define FIRST_MINOR 21
 #define LAST_MINOR 27

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report_html.h"
+#include "analysis/report_html.h"
 #include "scratch_dir.h"
 
 #define MIB (1024ull * 1024)

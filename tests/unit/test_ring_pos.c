@@ -18,7 +18,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-#include "ring_pos.h"
+#include "attach/ring_pos.h"
 
 #define RING_BYTES (16 * 4096)
 #define REC_BYTES 8

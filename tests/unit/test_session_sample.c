@@ -18,12 +18,12 @@
 #include <cmocka.h>
 
 #include "gobin.h"
-#include "go_sizeclasses.h"
-#include "session.h"
-#include "target.h"
+#include "inspect/go_sizeclasses.h"
+#include "trace/session.h"
+#include "attach/target.h"
 #include "trace_decode.h"
 #include "traceaf_events.h"
-#include "u64_map.h"
+#include "util/u64_map.h"
 
 #define HEAP 0xc000000000ull
 #define T0 1000000000ull

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "shadow_heap.h"
+#include "trace/shadow_heap.h"
 
 /* Go 1.23 amd64 facts used below (runtime/sizeclasses.go, mbitmap.go). */
 #define HEAP 0xc000000000ull

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "stack_sidecar.h"
+#include "format/stack_sidecar.h"
 
 struct fixture {
 	char dir[64];

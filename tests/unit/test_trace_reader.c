@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "gobin.h"
-#include "trace_reader.h"
-#include "trace_writer.h"
+#include "format/trace_reader.h"
+#include "format/trace_writer.h"
 
 static const struct tw_heap_info info = {
 	.min_page_heap_addr = 0xc000000000ull,

@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "trace_sink.h"
-#include "trace_writer.h"
+#include "format/trace_sink.h"
+#include "format/trace_writer.h"
 
 struct fixture {
 	char dir[64];

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "trace_writer.h"
+#include "format/trace_writer.h"
 #include "trace_decode.h"
 
 static const struct tw_heap_info info = {

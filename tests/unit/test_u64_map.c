@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "u64_map.h"
+#include "util/u64_map.h"
 
 static void test_put_then_get_returns_value(void **state)
 {

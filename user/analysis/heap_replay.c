@@ -1,0 +1,945 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * heap_replay.c - a process's heap rebuilt from its AllocFree events.
+ *
+ * Memory: one u64_map slot pair (16 bytes, load under 3/4) per live
+ * object.  Its value packs the object's class (type, stack, slot size;
+ * interned, 24 bits) and its allocation time in microseconds since the
+ * timeline's first event (40 bits, 12 days; 0 = existed before the trace).
+ *
+ * Files of one process continue one timeline: a rotated file starts with
+ * "exists" events for everything live, which are no-ops for what the
+ * replay already holds, so nothing is counted twice.
+ *
+ * Checkpoints: at the end of every generation, and every TICK_NS of trace
+ * time inside one, the replay copies the live counts per type and per
+ * site.  At most MAX_POINTS are kept: when full, every other one goes and
+ * the minimum gap between checkpoints grows.
+ *
+ * Leak suspects: for the live count L_0..L_n of a type (or site) at the
+ * checkpoints, its floor F_i = min(L_i..L_n) is what it never again goes
+ * below.  Garbage that the GC frees in time lowers the floor back; a leak
+ * raises it at almost every step.  A type is a suspect when n >= 3, F
+ * rises in at least 3/4 of the steps, and L_n >= F_0 + max(8, F_0 / 10).
+ * Suspects are ranked by the live bytes they gained.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inspect/go_sizeclasses.h"
+#include "heap_replay.h"
+#include "format/trace_reader.h"
+#include "format/trace_writer.h"
+#include "util/u64_map.h"
+
+#define TICK_NS 100000000ull          /* checkpoint inside long gens */
+#define MAX_POINTS 256
+#define TIME_BITS 40
+#define TIME_MAX ((1ull << TIME_BITS) - 1)
+#define CLASS_MAX ((1u << 24) - 1)
+#define TYPE_MAX ((1u << 20) - 1)
+#define STACK_MAX ((1u << 24) - 1)
+#define SPAN_SEARCH 16                /* small spans have <= 10 pages */
+
+struct hr_private {
+	struct u64_map objects;       /* id + 1 -> class << 40 | t_us */
+	struct u64_map spans;         /* id + 1 -> npages << 16 | kindclass */
+	struct u64_map gstacks;       /* id + 1 -> order */
+	struct u64_map type_names;    /* name hash -> type index + 1 */
+	struct u64_map class_keys;    /* packed class -> class index + 1 */
+	struct u64_map stack_keys;    /* frames hash -> stack index + 1 */
+	struct u64_map site_keys;     /* frame hash -> site index + 1 */
+	struct u64_map gen_types;     /* trace type id + 1 -> type idx + 1 */
+	struct u64_map file_stacks;   /* sidecar stack id + 1 -> stack + 1 */
+	struct stack_sidecar *sidecar;
+	uint64_t *site_live;          /* per site, now */
+	size_t site_live_cap;
+	size_t types_cap, sites_cap, stacks_cap, classes_cap;
+	uint64_t min_gap_ns, last_point_ns;
+	bool started;
+	struct trace_heap_info info;
+};
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ull;
+	return h;
+}
+
+#define FNV_INIT 0xcbf29ce484222325ull
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(*arr, ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	memset((char *)n + *cap * elem, 0, (ncap - *cap) * elem);
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+struct heap_replay *heap_replay_new(void)
+{
+	struct heap_replay *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->priv = calloc(1, sizeof(*h->priv));
+	if (!h->priv) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void heap_replay_free(struct heap_replay *h)
+{
+	struct hr_private *p;
+	size_t i, j;
+
+	if (!h)
+		return;
+	p = h->priv;
+	for (i = 0; i < h->ntypes; i++)
+		free(h->types[i].name);
+	for (i = 0; i < h->nsites; i++) {
+		free((char *)h->sites[i].frame.func);
+		free((char *)h->sites[i].frame.file);
+	}
+	for (i = 0; i < h->nstacks; i++) {
+		for (j = 0; j < h->stacks[i].nframes; j++) {
+			free((char *)h->stacks[i].frames[j].func);
+			free((char *)h->stacks[i].frames[j].file);
+		}
+		free(h->stacks[i].frames);
+	}
+	for (i = 0; i < h->npoints; i++) {
+		free(h->points[i].type_live);
+		free(h->points[i].type_live_bytes);
+		free(h->points[i].site_live);
+	}
+	free(h->types);
+	free(h->sites);
+	free(h->stacks);
+	free(h->classes);
+	free(h->points);
+	if (p) {
+		u64_map_free(&p->objects);
+		u64_map_free(&p->spans);
+		u64_map_free(&p->gstacks);
+		u64_map_free(&p->type_names);
+		u64_map_free(&p->class_keys);
+		u64_map_free(&p->stack_keys);
+		u64_map_free(&p->site_keys);
+		u64_map_free(&p->gen_types);
+		u64_map_free(&p->file_stacks);
+		stack_sidecar_close(p->sidecar);
+		free(p->site_live);
+		free(p);
+	}
+	free(h);
+}
+
+/* ---- interning ---- */
+
+static int intern_type(struct heap_replay *h, const char *name, size_t len,
+		       uint64_t size, uint32_t *idx)
+{
+	struct hr_private *p = h->priv;
+	uint64_t key = fnv(FNV_INIT, name, len), v;
+	struct hr_type *t;
+
+	/* Probe on past hash collisions of different names. */
+	for (;; key++) {
+		if (!key)
+			continue;
+		if (!u64_map_get(&p->type_names, key, &v))
+			break;
+		t = &h->types[v - 1];
+		if (strlen(t->name) == len && !memcmp(t->name, name, len)) {
+			*idx = (uint32_t)(v - 1);
+			return 0;
+		}
+	}
+	if (h->ntypes >= TYPE_MAX)
+		return -E2BIG;
+	if (grow((void **)&h->types, &p->types_cap, h->ntypes + 1,
+		 sizeof(*h->types)))
+		return -ENOMEM;
+	t = &h->types[h->ntypes];
+	memset(t, 0, sizeof(*t));
+	t->name = strndup(name, len);
+	t->size = size;
+	if (!t->name || u64_map_put(&p->type_names, key, h->ntypes + 1)) {
+		free(t->name);
+		return -ENOMEM;
+	}
+	*idx = (uint32_t)h->ntypes++;
+	return 0;
+}
+
+static uint64_t frame_hash(uint64_t hs, const struct stack_frame *f)
+{
+	hs = fnv(hs, f->func, strlen(f->func) + 1);
+	hs = fnv(hs, f->file, strlen(f->file) + 1);
+	return fnv(hs, &f->line, sizeof(f->line));
+}
+
+static bool frame_eq(const struct stack_frame *a, const struct stack_frame *b)
+{
+	return a->line == b->line && !strcmp(a->func, b->func) &&
+	       !strcmp(a->file, b->file);
+}
+
+static int copy_frame(struct stack_frame *d, const struct stack_frame *s)
+{
+	d->func = strdup(s->func ? s->func : "?");
+	d->file = strdup(s->file ? s->file : "?");
+	d->line = s->line;
+	d->pc = s->pc;
+	if (d->func && d->file)
+		return 0;
+	free((char *)d->func);
+	free((char *)d->file);
+	d->func = d->file = NULL;
+	return -ENOMEM;
+}
+
+static int intern_site(struct heap_replay *h, const struct stack_frame *f,
+		       uint32_t *idx)
+{
+	struct hr_private *p = h->priv;
+	uint64_t key = frame_hash(FNV_INIT, f), v;
+	struct hr_site *s;
+
+	for (;; key++) {
+		if (!key)
+			continue;
+		if (!u64_map_get(&p->site_keys, key, &v))
+			break;
+		if (frame_eq(&h->sites[v - 1].frame, f)) {
+			*idx = (uint32_t)(v - 1);
+			return 0;
+		}
+	}
+	if (grow((void **)&h->sites, &p->sites_cap, h->nsites + 1,
+		 sizeof(*h->sites)) ||
+	    grow((void **)&p->site_live, &p->site_live_cap, h->nsites + 1,
+		 sizeof(*p->site_live)))
+		return -ENOMEM;
+	s = &h->sites[h->nsites];
+	memset(s, 0, sizeof(*s));
+	if (copy_frame(&s->frame, f))
+		return -ENOMEM;
+	if (u64_map_put(&p->site_keys, key, h->nsites + 1))
+		return -ENOMEM;
+	*idx = (uint32_t)h->nsites++;
+	return 0;
+}
+
+/* The replay's stack index + 1 of the sidecar's stack SID, 0 if none. */
+static int intern_stack(struct heap_replay *h, uint32_t sid, uint32_t *out)
+{
+	struct hr_private *p = h->priv;
+	const struct stack_frame *fr;
+	struct hr_stack *st;
+	uint64_t key = FNV_INIT, v;
+	size_t n, i;
+	int rc;
+
+	*out = 0;
+	if (u64_map_get(&p->file_stacks, (uint64_t)sid + 1, &v)) {
+		*out = (uint32_t)v;
+		return 0;
+	}
+	if (stack_sidecar_frames(p->sidecar, sid, &fr, &n) || !n)
+		return 0;
+	for (i = 0; i < n; i++)
+		key = frame_hash(key, &fr[i]);
+	for (;; key++) {
+		if (!key)
+			continue;
+		if (!u64_map_get(&p->stack_keys, key, &v))
+			break;
+		st = &h->stacks[v - 1];
+		if (st->nframes != n)
+			continue;
+		for (i = 0; i < n && frame_eq(&st->frames[i], &fr[i]); i++)
+			;
+		if (i == n) {
+			*out = (uint32_t)v;
+			return u64_map_put(&p->file_stacks, (uint64_t)sid + 1,
+					   v);
+		}
+	}
+	if (h->nstacks >= STACK_MAX)
+		return 0;
+	if (grow((void **)&h->stacks, &p->stacks_cap, h->nstacks + 1,
+		 sizeof(*h->stacks)))
+		return -ENOMEM;
+	st = &h->stacks[h->nstacks];
+	st->frames = calloc(n, sizeof(*st->frames));
+	st->nframes = 0;
+	if (!st->frames)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		rc = copy_frame(&st->frames[i], &fr[i]);
+		if (rc)
+			return rc;
+		st->nframes++;
+	}
+	h->nstacks++;
+	rc = intern_site(h, &fr[0], &st->site);
+	if (rc)
+		return rc;
+	if (u64_map_put(&p->stack_keys, key, h->nstacks) ||
+	    u64_map_put(&p->file_stacks, (uint64_t)sid + 1, h->nstacks))
+		return -ENOMEM;
+	*out = (uint32_t)h->nstacks;
+	return 0;
+}
+
+/* Small sizes in bytes, large ones in pages (flag bit 19). */
+static uint64_t size_code(uint64_t size)
+{
+	uint64_t pages;
+
+	if (size < (1u << 19))
+		return size;
+	pages = (size + GO_PAGE_SIZE - 1) / GO_PAGE_SIZE;
+	return 1u << 19 | (pages < (1u << 19) ? pages : (1u << 19) - 1);
+}
+
+static int intern_class(struct heap_replay *h, uint32_t type,
+			uint32_t stack, uint64_t size, uint32_t *idx)
+{
+	struct hr_private *p = h->priv;
+	uint64_t key = (uint64_t)type << 44 | (uint64_t)stack << 20 |
+		       size_code(size), v;
+	struct hr_class *c;
+
+	if (!key)
+		key = UINT64_MAX;
+	if (u64_map_get(&p->class_keys, key, &v)) {
+		*idx = (uint32_t)(v - 1);
+		return 0;
+	}
+	if (h->nclasses >= CLASS_MAX)
+		return -E2BIG;
+	if (grow((void **)&h->classes, &p->classes_cap, h->nclasses + 1,
+		 sizeof(*h->classes)))
+		return -ENOMEM;
+	c = &h->classes[h->nclasses];
+	memset(c, 0, sizeof(*c));
+	c->type = type;
+	c->stack = stack;
+	c->size = size;
+	if (u64_map_put(&p->class_keys, key, h->nclasses + 1))
+		return -ENOMEM;
+	*idx = (uint32_t)h->nclasses++;
+	return 0;
+}
+
+/* ---- checkpoints ---- */
+
+static uint64_t *copy_u64(const uint64_t *src, size_t n)
+{
+	uint64_t *d = malloc((n ? n : 1) * sizeof(*d));
+
+	if (d && n)
+		memcpy(d, src, n * sizeof(*d));
+	return d;
+}
+
+static void drop_point(struct hr_point *pt)
+{
+	free(pt->type_live);
+	free(pt->type_live_bytes);
+	free(pt->site_live);
+}
+
+static int take_point(struct heap_replay *h, uint64_t t_ns)
+{
+	struct hr_private *p = h->priv;
+	struct hr_point *pt;
+	uint64_t *tl, *tb;
+	size_t i;
+
+	if (h->npoints == MAX_POINTS) {
+		/* Keep every other one (the first and the newest stay). */
+		size_t j = 1;
+
+		for (i = 1; i < h->npoints; i++) {
+			if (i % 2 && i != h->npoints - 1)
+				drop_point(&h->points[i]);
+			else
+				h->points[j++] = h->points[i];
+		}
+		h->npoints = j;
+		p->min_gap_ns = (h->points[h->npoints - 1].t_ns -
+				 h->points[0].t_ns) / (MAX_POINTS / 2);
+	}
+	if (!h->points) {
+		h->points = calloc(MAX_POINTS, sizeof(*h->points));
+		if (!h->points)
+			return -ENOMEM;
+	}
+	tl = malloc((h->ntypes ? h->ntypes : 1) * sizeof(*tl));
+	tb = malloc((h->ntypes ? h->ntypes : 1) * sizeof(*tb));
+	pt = &h->points[h->npoints];
+	memset(pt, 0, sizeof(*pt));
+	pt->site_live = copy_u64(p->site_live, h->nsites);
+	if (!tl || !tb || !pt->site_live) {
+		free(tl);
+		free(tb);
+		free(pt->site_live);
+		return -ENOMEM;
+	}
+	for (i = 0; i < h->ntypes; i++) {
+		tl[i] = h->types[i].c.live;
+		tb[i] = h->types[i].c.live_bytes;
+		if (tb[i] > h->types[i].peak_live_bytes)
+			h->types[i].peak_live_bytes = tb[i];
+	}
+	pt->type_live = tl;
+	pt->type_live_bytes = tb;
+	pt->ntypes = h->ntypes;
+	pt->nsites = h->nsites;
+	pt->t_ns = t_ns;
+	pt->live = p->objects.len;
+	for (i = 0; i < h->ntypes; i++) {
+		pt->allocs += h->types[i].c.allocs;
+		pt->alloc_bytes += h->types[i].c.alloc_bytes;
+		pt->frees += h->types[i].c.frees;
+		pt->live_bytes += h->types[i].c.live_bytes;
+	}
+	pt->heap_pages = h->heap_pages;
+	pt->manual_pages = h->manual_pages;
+	pt->stacks = h->stacks_live;
+	pt->stack_bytes = h->stack_bytes;
+	h->npoints++;
+	p->last_point_ns = t_ns;
+	return 0;
+}
+
+/* ---- events ---- */
+
+static uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)
+{
+	return ns > h->t_first_ns ? ns - h->t_first_ns : 0;
+}
+
+static int resolve_type(struct heap_replay *h, struct trace_reader *r,
+			uint64_t id, uint32_t *idx)
+{
+	struct hr_private *p = h->priv;
+	const struct trace_type *t;
+	uint64_t v;
+	int rc;
+
+	if (id != UINT64_MAX && u64_map_get(&p->gen_types, id + 1, &v)) {
+		*idx = (uint32_t)v;
+		return 0;
+	}
+	t = id ? trace_reader_type(r, id) : NULL;
+	if (t)
+		rc = intern_type(h, t->name, t->name_len, t->size, idx);
+	else if (!id)
+		rc = intern_type(h, "<notype>", 8, 0, idx);
+	else {
+		h->anom.undefined_type++;
+		rc = intern_type(h, "<undefined>", 11, 0, idx);
+	}
+	if (rc)
+		return rc;
+	if (id != UINT64_MAX)
+		return u64_map_put(&p->gen_types, id + 1, *idx);
+	return 0;
+}
+
+/* Slot size of heap object ID (see heap_replay.h). */
+static uint64_t object_size(struct heap_replay *h, uint64_t id,
+			    uint64_t type_size)
+{
+	struct hr_private *p = h->priv;
+	uint64_t align = p->info.valid ? p->info.min_heap_align : 8;
+	uint64_t psz = p->info.valid ? p->info.page_size : GO_PAGE_SIZE;
+	uint64_t page = id * align / psz, v, npages, kc;
+	unsigned d;
+
+	for (d = 0; d < SPAN_SEARCH && d <= page; d++) {
+		if (!u64_map_get(&p->spans, page - d + 1, &v))
+			continue;
+		npages = v >> 16;
+		kc = v & 0xffff;
+		if (npages <= d || (kc & 1))
+			break;
+		if ((kc >> 1) == GO_TINY_SPANCLASS && type_size &&
+		    type_size < 16)
+			return type_size;
+		v = go_span_elemsize((uint8_t)(kc >> 1), npages);
+		if (v)
+			return v;
+		break;
+	}
+	h->anom.size_from_type++;
+	return type_size;
+}
+
+static void count_live(struct heap_replay *h, const struct hr_class *c,
+		       int dir)
+{
+	struct hr_type *t = &h->types[c->type];
+	uint64_t sz = c->size;
+
+	if (dir > 0) {
+		t->c.live++;
+		t->c.live_bytes += sz;
+	} else {
+		t->c.live--;
+		t->c.live_bytes -= sz;
+	}
+	if (c->stack) {
+		struct hr_site *s = &h->sites[h->stacks[c->stack - 1].site];
+		uint64_t *sl = &h->priv->site_live[s - h->sites];
+
+		if (dir > 0) {
+			s->c.live++;
+			s->c.live_bytes += sz;
+			(*sl)++;
+		} else {
+			s->c.live--;
+			s->c.live_bytes -= sz;
+			(*sl)--;
+		}
+	}
+}
+
+static unsigned lifetime_bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < 16)
+		return (unsigned)v;
+	e = 63 - (unsigned)__builtin_clzll(v);
+	return 16 + (e - 4) * 16 + (unsigned)((v >> (e - 4)) & 15);
+}
+
+static uint64_t bucket_value(unsigned b)
+{
+	unsigned e;
+
+	if (b < 16)
+		return b;
+	e = (b - 16) / 16 + 4;
+	/* The middle of the bucket. */
+	return ((16ull + (b - 16) % 16) << (e - 4)) + (1ull << (e - 4)) / 2;
+}
+
+uint64_t heap_replay_lifetime_pct(const struct heap_replay *h, double pct)
+{
+	uint64_t want, seen = 0;
+	unsigned b;
+
+	if (!h->lifetimes)
+		return 0;
+	want = (uint64_t)(pct / 100.0 * (double)h->lifetimes);
+	if (want >= h->lifetimes)
+		want = h->lifetimes - 1;
+	for (b = 0; b < HR_LIFETIME_BUCKETS; b++) {
+		seen += h->lifetime_hist[b];
+		if (seen > want)
+			return bucket_value(b);
+	}
+	return 0;
+}
+
+static void free_object(struct heap_replay *h, uint64_t key, uint64_t v,
+			uint64_t now_us)
+{
+	struct hr_class *c = &h->classes[v >> TIME_BITS];
+	struct hr_type *t = &h->types[c->type];
+	uint64_t born = v & TIME_MAX;
+
+	u64_map_del(&h->priv->objects, key);
+	c->frees++;
+	c->live--;
+	t->c.frees++;
+	t->c.free_bytes += c->size;
+	if (c->stack) {
+		struct hr_site *s = &h->sites[h->stacks[c->stack - 1].site];
+
+		s->c.frees++;
+		s->c.free_bytes += c->size;
+	}
+	count_live(h, c, -1);
+	if (born) {
+		uint64_t life = now_us + 1 > born ? now_us + 1 - born : 0;
+
+		h->lifetime_hist[lifetime_bucket(life * 1000)]++;
+		h->lifetimes++;
+	}
+}
+
+static int heap_object(struct heap_replay *h, struct trace_reader *r,
+		       const struct trace_event *e, bool alloc)
+{
+	struct hr_private *p = h->priv;
+	uint64_t key = e->args[0] + 1, v, now_us, size;
+	uint32_t type, stack = 0, cls, sid;
+	struct hr_class *c;
+	int rc;
+
+	now_us = rel_ns(h, e->ns) / 1000;
+	if (now_us >= TIME_MAX)
+		now_us = TIME_MAX - 1;
+	if (!key)
+		return 0;
+	if (u64_map_get(&p->objects, key, &v)) {
+		if (!alloc)
+			return 0; /* exists: already known */
+		h->anom.alloc_of_live++;
+		free_object(h, key, v, now_us);
+	}
+	rc = resolve_type(h, r, e->args[1], &type);
+	if (rc)
+		return rc;
+	size = object_size(h, e->args[0], h->types[type].size);
+	if (alloc && p->sidecar) {
+		if (!stack_sidecar_lookup(p->sidecar, e->gen, e->args[0],
+					  e->ticks, &sid)) {
+			rc = intern_stack(h, sid, &stack);
+			if (rc)
+				return rc;
+		}
+		if (!stack)
+			h->anom.no_stack++;
+	}
+	rc = intern_class(h, type, stack, size, &cls);
+	if (rc)
+		return rc;
+	c = &h->classes[cls];
+	c->live++;
+	if (alloc) {
+		struct hr_type *t = &h->types[type];
+
+		c->allocs++;
+		t->c.allocs++;
+		t->c.alloc_bytes += size;
+		if (stack) {
+			struct hr_site *s =
+				&h->sites[h->stacks[stack - 1].site];
+
+			s->c.allocs++;
+			s->c.alloc_bytes += size;
+		}
+	} else {
+		c->exists++;
+		h->types[type].c.exists++;
+	}
+	count_live(h, c, 1);
+	return u64_map_put(&p->objects, key, (uint64_t)cls << TIME_BITS |
+			   (alloc ? now_us + 1 : 0));
+}
+
+static void pages_add(struct heap_replay *h, uint64_t v, int dir)
+{
+	uint64_t npages = v >> 16;
+	uint64_t *ctr = (v & 1) ? &h->manual_pages : &h->heap_pages;
+
+	*ctr = dir > 0 ? *ctr + npages : (*ctr > npages ? *ctr - npages : 0);
+	if (h->heap_pages > h->peak_heap_pages)
+		h->peak_heap_pages = h->heap_pages;
+	if (h->manual_pages > h->peak_manual_pages)
+		h->peak_manual_pages = h->manual_pages;
+}
+
+static int span_event(struct heap_replay *h, const struct trace_event *e)
+{
+	struct hr_private *p = h->priv;
+	uint64_t key = e->args[0] + 1, v, nv;
+
+	if (!key)
+		return 0;
+	if (e->kind == TW_EV_SPAN_FREE) {
+		if (!u64_map_get(&p->spans, key, &v)) {
+			h->anom.span_free_unknown++;
+			return 0;
+		}
+		pages_add(h, v, -1);
+		u64_map_del(&p->spans, key);
+		h->span_frees++;
+		return 0;
+	}
+	nv = (e->args[1] < (1ull << 47) ? e->args[1] : (1ull << 47) - 1) << 16 |
+	     (e->args[2] & 0xffff);
+	if (u64_map_get(&p->spans, key, &v)) {
+		if (e->kind == TW_EV_SPAN)
+			return 0;
+		pages_add(h, v, -1);
+	}
+	if (e->kind == TW_EV_SPAN_ALLOC)
+		h->span_allocs++;
+	pages_add(h, nv, 1);
+	return u64_map_put(&p->spans, key, nv);
+}
+
+static uint64_t order_bytes(uint64_t order)
+{
+	/* traceCompressStackSize: sys.Len64(size), log2(size) + 1. */
+	return order >= 1 && order <= 48 ? 1ull << (order - 1) : 0;
+}
+
+static void stacks_peak(struct heap_replay *h)
+{
+	if (h->stacks_live > h->peak_stacks)
+		h->peak_stacks = h->stacks_live;
+	if (h->stack_bytes > h->peak_stack_bytes)
+		h->peak_stack_bytes = h->stack_bytes;
+}
+
+static int stack_event(struct heap_replay *h, const struct trace_event *e)
+{
+	struct hr_private *p = h->priv;
+	uint64_t key = e->args[0] + 1, v;
+
+	if (!key)
+		return 0;
+	if (e->kind == TW_EV_GOROUTINE_STACK_FREE) {
+		if (!u64_map_get(&p->gstacks, key, &v)) {
+			h->anom.stack_free_unknown++;
+			return 0;
+		}
+		h->stacks_live--;
+		h->stack_bytes -= order_bytes(v);
+		h->stack_frees++;
+		u64_map_del(&p->gstacks, key);
+		return 0;
+	}
+	if (u64_map_get(&p->gstacks, key, &v)) {
+		if (e->kind == TW_EV_GOROUTINE_STACK)
+			return 0;
+		h->stacks_live--;
+		h->stack_bytes -= order_bytes(v);
+	}
+	if (e->kind == TW_EV_GOROUTINE_STACK_ALLOC)
+		h->stack_allocs++;
+	h->stacks_live++;
+	h->stack_bytes += order_bytes(e->args[1]);
+	stacks_peak(h);
+	return u64_map_put(&p->gstacks, key, e->args[1]);
+}
+
+static int replay_event(struct heap_replay *h, struct trace_reader *r,
+			const struct trace_event *e)
+{
+	struct hr_private *p = h->priv;
+	uint64_t t;
+	int rc;
+
+	if (!p->started) {
+		p->started = true;
+		h->t_first_ns = e->ns;
+	}
+	if (e->ns > h->t_last_ns)
+		h->t_last_ns = e->ns;
+	t = rel_ns(h, e->ns);
+	if (t >= p->last_point_ns + TICK_NS &&
+	    t >= p->last_point_ns + p->min_gap_ns) {
+		rc = take_point(h, t);
+		if (rc)
+			return rc;
+	}
+	h->events++;
+	switch (e->kind) {
+	case TW_EV_SPAN:
+	case TW_EV_SPAN_ALLOC:
+	case TW_EV_SPAN_FREE:
+		return span_event(h, e);
+	case TW_EV_HEAP_OBJECT:
+	case TW_EV_HEAP_OBJECT_ALLOC:
+		return heap_object(h, r, e, e->kind == TW_EV_HEAP_OBJECT_ALLOC);
+	case TW_EV_HEAP_OBJECT_FREE:
+		if (!u64_map_get(&p->objects, e->args[0] + 1, &t)) {
+			h->anom.free_of_unknown++;
+			return 0;
+		}
+		free_object(h, e->args[0] + 1, t,
+			    rel_ns(h, e->ns) / 1000);
+		return 0;
+	default:
+		return stack_event(h, e);
+	}
+}
+
+/* A checkpoint at a generation's end, unless one was just taken. */
+static int gen_end_point(struct heap_replay *h)
+{
+	struct hr_private *p = h->priv;
+	uint64_t t = rel_ns(h, h->t_last_ns);
+
+	if (!p->started || (h->npoints && t <= p->last_point_ns) ||
+	    t < p->last_point_ns + p->min_gap_ns)
+		return 0;
+	return take_point(h, t);
+}
+
+int heap_replay_file(struct heap_replay *h, const char *path,
+		     bool use_stacks)
+{
+	struct hr_private *p = h->priv;
+	struct trace_reader *r = NULL;
+	struct trace_event e;
+	int rc;
+
+	h->err[0] = 0;
+	rc = trace_reader_open(path, &r);
+	if (rc) {
+		snprintf(h->err, sizeof(h->err), "%s: %s", path,
+			 rc == -EBADMSG ? "not a Go execution trace" :
+			 strerror(-rc));
+		return rc;
+	}
+	stack_sidecar_close(p->sidecar);
+	p->sidecar = NULL;
+	u64_map_free(&p->file_stacks);
+	if (use_stacks) {
+		rc = stack_sidecar_open(path, &p->sidecar);
+		if (rc && rc != -ENOENT) {
+			snprintf(h->err, sizeof(h->err), "%s%s: %s", path,
+				 STACK_SIDECAR_SUFFIX, strerror(-rc));
+			goto out;
+		}
+		if (!rc)
+			h->have_stacks = true;
+	}
+	h->files++;
+	while ((rc = trace_reader_next_gen(r)) > 0) {
+		const struct trace_heap_info *in = trace_reader_info(r);
+
+		if (in->valid)
+			p->info = *in;
+		u64_map_free(&p->gen_types);
+		while ((rc = trace_reader_next_event(r, &e)) > 0) {
+			rc = replay_event(h, r, &e);
+			if (rc)
+				break;
+		}
+		if (rc)
+			break;
+		h->generations++;
+		rc = gen_end_point(h);
+		if (rc)
+			break;
+	}
+	h->format_version = trace_reader_version(r);
+	if (rc == -E2BIG)
+		snprintf(h->err, sizeof(h->err),
+			 "%s: more than 2^20 types or 2^24 (type, stack, size) classes",
+			 path);
+	else if (rc < 0 && !h->err[0])
+		snprintf(h->err, sizeof(h->err), "%s: %s", path,
+			 *trace_reader_error(r) ? trace_reader_error(r) :
+			 strerror(-rc));
+out:
+	trace_reader_close(r);
+	return rc < 0 ? rc : 0;
+}
+
+static void leak_rule(struct heap_replay *h, struct hr_leak *lk,
+		      bool site, size_t idx, uint64_t live_bytes_end)
+{
+	size_t n = h->npoints, i;
+	uint64_t floor = UINT64_MAX, prev, end;
+	uint64_t *fl;
+
+	memset(lk, 0, sizeof(*lk));
+	if (n < 4)
+		return;
+	fl = malloc(n * sizeof(*fl));
+	if (!fl)
+		return;
+	for (i = n; i-- > 0;) {
+		const struct hr_point *pt = &h->points[i];
+		uint64_t l = site ? (idx < pt->nsites ? pt->site_live[idx] : 0)
+				  : (idx < pt->ntypes ? pt->type_live[idx] : 0);
+
+		if (l < floor)
+			floor = l;
+		fl[i] = floor;
+	}
+	end = site ? (idx < h->points[n - 1].nsites ?
+		      h->points[n - 1].site_live[idx] : 0)
+		   : (idx < h->points[n - 1].ntypes ?
+		      h->points[n - 1].type_live[idx] : 0);
+	prev = fl[0];
+	for (i = 1; i < n; i++) {
+		if (fl[i] > prev)
+			lk->rises++;
+		prev = fl[i];
+	}
+	lk->steps = (unsigned)(n - 1);
+	lk->floor_start = fl[0];
+	lk->live_end = end;
+	if (end > fl[0] && end)
+		lk->growth_bytes = (uint64_t)((double)(end - fl[0]) *
+					      ((double)live_bytes_end /
+					       (double)end));
+	lk->suspect = lk->rises * 4 >= lk->steps * 3 &&
+		      end >= fl[0] + (fl[0] / 10 > 8 ? fl[0] / 10 : 8);
+	free(fl);
+}
+
+int heap_replay_finish(struct heap_replay *h)
+{
+	struct hr_private *p = h->priv;
+	uint64_t *best;
+	size_t i;
+	int rc;
+
+	/* The last checkpoint is the trace's end, whatever the gap. */
+	if (p->started && (!h->npoints || h->points[h->npoints - 1].t_ns <
+					   rel_ns(h, h->t_last_ns))) {
+		rc = take_point(h, rel_ns(h, h->t_last_ns));
+		if (rc)
+			return rc;
+	}
+	for (i = 0; i < h->ntypes; i++)
+		leak_rule(h, &h->types[i].leak, false, i,
+			  h->types[i].c.live_bytes);
+	for (i = 0; i < h->nsites; i++)
+		leak_rule(h, &h->sites[i].leak, true, i,
+			  h->sites[i].c.live_bytes);
+	/* Each site's main type: the one it allocated most bytes of. */
+	best = calloc(h->nsites ? h->nsites : 1, sizeof(*best));
+	if (!best)
+		return -ENOMEM;
+	for (i = 0; i < h->nclasses; i++) {
+		const struct hr_class *c = &h->classes[i];
+		uint32_t s;
+
+		if (!c->stack)
+			continue;
+		s = h->stacks[c->stack - 1].site;
+		if (c->allocs * c->size >= best[s]) {
+			best[s] = c->allocs * c->size;
+			h->sites[s].top_type = c->type;
+		}
+	}
+	free(best);
+	return 0;
+}

@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * pprof_write.c - an alloc_profile as a gzip-compressed profile.proto.
+ *
+ * The message is built with the C that protoc-c generates from
+ * proto/profile.proto and streamed through zlib into an atomic_file.
+ * What this file adds is the pprof conventions the schema cannot state:
+ * one string table with "" at index 0, functions and locations stored once
+ * and referred to by non-zero IDs, and the sample types and default that
+ * Go's own heap profiles have (runtime/pprof/protomem.go), so `go tool
+ * pprof` treats the file like a heap profile of a Go program.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "analysis/alloc_profile.h"
+#include "util/atomic_file.h"
+#include "gen/profile.pb-c.h"
+#include "util/grow.h"
+
+typedef Perftools__Profiles__Profile pb_profile;
+typedef Perftools__Profiles__ValueType pb_value_type;
+typedef Perftools__Profiles__Sample pb_sample;
+typedef Perftools__Profiles__Label pb_label;
+typedef Perftools__Profiles__Location pb_location;
+typedef Perftools__Profiles__Line pb_line;
+typedef Perftools__Profiles__Function pb_function;
+
+/* Order of Sample.value, as in Go's heap profiles. */
+enum {
+	VAL_ALLOC_OBJECTS,
+	VAL_ALLOC_SPACE,
+	VAL_INUSE_OBJECTS,
+	VAL_INUSE_SPACE,
+	NVALUES,
+};
+
+static const char *const value_names[NVALUES][2] = {
+	[VAL_ALLOC_OBJECTS] = { "alloc_objects", "count" },
+	[VAL_ALLOC_SPACE] = { "alloc_space", "bytes" },
+	[VAL_INUSE_OBJECTS] = { "inuse_objects", "count" },
+	[VAL_INUSE_SPACE] = { "inuse_space", "bytes" },
+};
+
+/*
+ * Index of deduplicated entries (strings, functions, locations): open
+ * addressing over the entries' hashes; an entry's equality is checked by
+ * the caller, so one index serves all three kinds.
+ */
+struct dedup_slot {
+	uint64_t hash;
+	uint32_t idx1;      /* entry index + 1; 0 = empty slot */
+};
+
+struct dedup {
+	struct dedup_slot *slots;
+	size_t cap;         /* power of two */
+	size_t len;
+};
+
+/* Room for one more entry at load <= 1/2.  Returns 0 or -ENOMEM. */
+static int dedup_reserve(struct dedup *d)
+{
+	struct dedup_slot *old = d->slots, *n;
+	size_t i, j, ncap;
+
+	if ((d->len + 1) * 2 <= d->cap)
+		return 0;
+	ncap = d->cap ? d->cap * 2 : 64;
+	n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (i = 0; i < d->cap; i++) {
+		if (!old[i].idx1)
+			continue;
+		for (j = old[i].hash & (ncap - 1); n[j].idx1;
+		     j = (j + 1) & (ncap - 1))
+			;
+		n[j] = old[i];
+	}
+	free(old);
+	d->slots = n;
+	d->cap = ncap;
+	return 0;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	while (len--)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h;
+}
+
+#define FNV_SEED 0xcbf29ce484222325ULL
+
+struct builder {
+	/* Borrowed from the caller's profile; protobuf-c only reads them. */
+	const char **strings;
+	size_t nstrings, strings_cap;
+	struct dedup string_ix;
+
+	pb_function *funcs;
+	size_t nfuncs, funcs_cap;
+	struct dedup func_ix;
+
+	pb_location *locs;
+	pb_line *lines;     /* lines[i] is the one line of locs[i] */
+	size_t nlocs, locs_cap, lines_cap;
+	struct dedup loc_ix;
+};
+
+static void builder_free(struct builder *b)
+{
+	free(b->strings);
+	free(b->string_ix.slots);
+	free(b->funcs);
+	free(b->func_ix.slots);
+	free(b->locs);
+	free(b->lines);
+	free(b->loc_ix.slots);
+}
+
+/*
+ * The slot of the entry with hash H for which EQ(b, index, key) holds, or
+ * the empty slot where it belongs.  Call dedup_reserve first.
+ */
+static struct dedup_slot *
+dedup_find(struct dedup *d, uint64_t h,
+	   bool (*eq)(const struct builder *, size_t, const void *),
+	   const struct builder *b, const void *key)
+{
+	size_t i;
+
+	for (i = h & (d->cap - 1); d->slots[i].idx1; i = (i + 1) & (d->cap - 1))
+		if (d->slots[i].hash == h && eq(b, d->slots[i].idx1 - 1, key))
+			return &d->slots[i];
+	return &d->slots[i];
+}
+
+/* Entries are referred to by 32-bit slots and int64/uint64 IDs. */
+#define MAX_ENTRIES ((size_t)UINT32_MAX - 1)
+
+static bool string_eq(const struct builder *b, size_t i, const void *key)
+{
+	return strcmp(b->strings[i], key) == 0;
+}
+
+/* The string table index of S (added if new), or a negative errno. */
+static int64_t string_index(struct builder *b, const char *s)
+{
+	struct dedup_slot *slot;
+	uint64_t h = fnv1a(FNV_SEED, s, strlen(s));
+
+	if (dedup_reserve(&b->string_ix))
+		return -ENOMEM;
+	slot = dedup_find(&b->string_ix, h, string_eq, b, s);
+	if (slot->idx1)
+		return slot->idx1 - 1;
+	if (b->nstrings >= MAX_ENTRIES)
+		return -E2BIG;
+	if (!GROW(b->strings, b->nstrings, b->strings_cap, 256))
+		return -ENOMEM;
+	b->strings[b->nstrings] = s;
+	slot->hash = h;
+	slot->idx1 = (uint32_t)++b->nstrings;
+	b->string_ix.len++;
+	return slot->idx1 - 1;
+}
+
+struct func_key {
+	int64_t name, file;
+};
+
+static bool func_eq(const struct builder *b, size_t i, const void *key)
+{
+	const struct func_key *k = key;
+
+	return b->funcs[i].name == k->name && b->funcs[i].filename == k->file;
+}
+
+/* The ID of function NAME in FILE (added if new), or a negative errno. */
+static int64_t function_id(struct builder *b, const char *name,
+			   const char *file)
+{
+	pb_function init = PERFTOOLS__PROFILES__FUNCTION__INIT;
+	struct func_key k;
+	struct dedup_slot *slot;
+	uint64_t h;
+
+	k.name = string_index(b, name);
+	if (k.name < 0)
+		return k.name;
+	k.file = string_index(b, file);
+	if (k.file < 0)
+		return k.file;
+	h = fnv1a(FNV_SEED, &k, sizeof(k));
+	if (dedup_reserve(&b->func_ix))
+		return -ENOMEM;
+	slot = dedup_find(&b->func_ix, h, func_eq, b, &k);
+	if (slot->idx1)
+		return slot->idx1;
+	if (b->nfuncs >= MAX_ENTRIES)
+		return -E2BIG;
+	if (!GROW(b->funcs, b->nfuncs, b->funcs_cap, 64))
+		return -ENOMEM;
+	init.id = b->nfuncs + 1;
+	init.name = k.name;
+	/* Go symbol names are already what pprof's system_name means. */
+	init.system_name = k.name;
+	init.filename = k.file;
+	b->funcs[b->nfuncs] = init;
+	slot->hash = h;
+	slot->idx1 = (uint32_t)++b->nfuncs;
+	b->func_ix.len++;
+	return slot->idx1;
+}
+
+struct loc_key {
+	uint64_t pc;
+	uint64_t func_id;
+	int64_t line;
+};
+
+static bool loc_eq(const struct builder *b, size_t i, const void *key)
+{
+	const struct loc_key *k = key;
+
+	return b->locs[i].address == k->pc &&
+	       b->lines[i].function_id == k->func_id &&
+	       b->lines[i].line == k->line;
+}
+
+/*
+ * The location ID of frame F (added if new), or a negative errno.  A
+ * location is its PC together with what the PC was symbolized to: the
+ * same PC in two binaries of one DIR of traces may be different code.
+ */
+static int64_t location_id(struct builder *b, const struct stack_frame *f)
+{
+	pb_location loc = PERFTOOLS__PROFILES__LOCATION__INIT;
+	pb_line line = PERFTOOLS__PROFILES__LINE__INIT;
+	struct dedup_slot *slot;
+	struct loc_key k;
+	int64_t fid;
+	uint64_t h;
+
+	fid = function_id(b, f->func ? f->func : "?", f->file ? f->file : "?");
+	if (fid < 0)
+		return fid;
+	memset(&k, 0, sizeof(k));
+	k.pc = f->pc;
+	k.func_id = (uint64_t)fid;
+	k.line = f->line;
+	h = fnv1a(FNV_SEED, &k, sizeof(k));
+	if (dedup_reserve(&b->loc_ix))
+		return -ENOMEM;
+	slot = dedup_find(&b->loc_ix, h, loc_eq, b, &k);
+	if (slot->idx1)
+		return slot->idx1;
+	if (b->nlocs >= MAX_ENTRIES)
+		return -E2BIG;
+	if (!GROW(b->lines, b->nlocs, b->lines_cap, 64) ||
+	    !GROW(b->locs, b->nlocs, b->locs_cap, 64))
+		return -ENOMEM;
+	loc.id = b->nlocs + 1;
+	loc.address = f->pc;
+	line.function_id = k.func_id;
+	line.line = k.line;
+	b->locs[b->nlocs] = loc;
+	b->lines[b->nlocs] = line;
+	slot->hash = h;
+	slot->idx1 = (uint32_t)++b->nlocs;
+	b->loc_ix.len++;
+	return slot->idx1;
+}
+
+/* The arrays of pointers protobuf-c's repeated message fields are. */
+struct pointers {
+	pb_value_type vt[NVALUES], *vt_p[NVALUES];
+	pb_value_type period_type;
+	pb_sample *samples, **samples_p;
+	pb_label *labels, **labels_p;
+	int64_t *values;
+	uint64_t *loc_ids;
+	pb_location **locs_p;
+	pb_line **lines_p;
+	pb_function **funcs_p;
+};
+
+static void pointers_free(struct pointers *ptr)
+{
+	free(ptr->samples);
+	free(ptr->samples_p);
+	free(ptr->labels);
+	free(ptr->labels_p);
+	free(ptr->values);
+	free(ptr->loc_ids);
+	free(ptr->locs_p);
+	free(ptr->lines_p);
+	free(ptr->funcs_p);
+}
+
+static int add_samples(struct builder *b, struct pointers *ptr,
+		       const struct alloc_profile *p)
+{
+	pb_label label_init = PERFTOOLS__PROFILES__LABEL__INIT;
+	pb_sample sample_init = PERFTOOLS__PROFILES__SAMPLE__INIT;
+	size_t i, j, nframes = 0, at = 0;
+	int64_t type_key = 0, id;
+
+	for (i = 0; i < p->nsamples; i++)
+		nframes += p->samples[i].nframes;
+	/* calloc(0) may return NULL; one spare element avoids the case. */
+	ptr->samples = calloc(p->nsamples + 1, sizeof(*ptr->samples));
+	ptr->samples_p = calloc(p->nsamples + 1, sizeof(*ptr->samples_p));
+	ptr->labels = calloc(p->nsamples + 1, sizeof(*ptr->labels));
+	ptr->labels_p = calloc(p->nsamples + 1, sizeof(*ptr->labels_p));
+	ptr->values = calloc(p->nsamples * NVALUES + 1, sizeof(*ptr->values));
+	ptr->loc_ids = calloc(nframes + 1, sizeof(*ptr->loc_ids));
+	if (!ptr->samples || !ptr->samples_p || !ptr->labels ||
+	    !ptr->labels_p || !ptr->values || !ptr->loc_ids)
+		return -ENOMEM;
+
+	for (i = 0; i < p->nsamples; i++) {
+		const struct alloc_profile_sample *s = &p->samples[i];
+		pb_sample *ps = &ptr->samples[i];
+		int64_t *v = &ptr->values[i * NVALUES];
+
+		*ps = sample_init;
+		ps->location_id = &ptr->loc_ids[at];
+		for (j = 0; j < s->nframes; j++) {
+			id = location_id(b, &s->frames[j]);
+			if (id < 0)
+				return (int)id;
+			ptr->loc_ids[at++] = (uint64_t)id;
+		}
+		ps->n_location_id = s->nframes;
+		v[VAL_ALLOC_OBJECTS] = s->alloc_objects;
+		v[VAL_ALLOC_SPACE] = s->alloc_space;
+		v[VAL_INUSE_OBJECTS] = s->inuse_objects;
+		v[VAL_INUSE_SPACE] = s->inuse_space;
+		ps->value = v;
+		ps->n_value = NVALUES;
+		if (s->type_name) {
+			pb_label *l = &ptr->labels[i];
+
+			if (!type_key) {
+				type_key = string_index(b, "type");
+				if (type_key < 0)
+					return (int)type_key;
+			}
+			*l = label_init;
+			l->key = type_key;
+			l->str = string_index(b, s->type_name);
+			if (l->str < 0)
+				return (int)l->str;
+			ptr->labels_p[i] = l;
+			ps->label = &ptr->labels_p[i];
+			ps->n_label = 1;
+		}
+		ptr->samples_p[i] = ps;
+	}
+	return 0;
+}
+
+/* Fills MSG from P; MSG points into B and PTR afterwards. */
+static int build(pb_profile *msg, struct builder *b, struct pointers *ptr,
+		 const struct alloc_profile *p)
+{
+	pb_value_type vt_init = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	size_t i;
+	int64_t s;
+	int err;
+
+	/* Entry 0 of the string table must be "" (profile.proto). */
+	if (string_index(b, "") != 0)
+		return -ENOMEM;
+	for (i = 0; i < NVALUES; i++) {
+		ptr->vt[i] = vt_init;
+		s = string_index(b, value_names[i][0]);
+		if (s < 0)
+			return (int)s;
+		ptr->vt[i].type = s;
+		s = string_index(b, value_names[i][1]);
+		if (s < 0)
+			return (int)s;
+		ptr->vt[i].unit = s;
+		ptr->vt_p[i] = &ptr->vt[i];
+	}
+	err = add_samples(b, ptr, p);
+	if (err)
+		return err;
+
+	/* B's arrays are final now, so pointers into them stay valid. */
+	ptr->locs_p = calloc(b->nlocs + 1, sizeof(*ptr->locs_p));
+	ptr->lines_p = calloc(b->nlocs + 1, sizeof(*ptr->lines_p));
+	ptr->funcs_p = calloc(b->nfuncs + 1, sizeof(*ptr->funcs_p));
+	if (!ptr->locs_p || !ptr->lines_p || !ptr->funcs_p)
+		return -ENOMEM;
+	for (i = 0; i < b->nlocs; i++) {
+		ptr->lines_p[i] = &b->lines[i];
+		b->locs[i].line = &ptr->lines_p[i];
+		b->locs[i].n_line = 1;
+		ptr->locs_p[i] = &b->locs[i];
+	}
+	for (i = 0; i < b->nfuncs; i++)
+		ptr->funcs_p[i] = &b->funcs[i];
+
+	msg->sample_type = ptr->vt_p;
+	msg->n_sample_type = NVALUES;
+	msg->default_sample_type = ptr->vt[VAL_INUSE_SPACE].type;
+	/*
+	 * Go's heap profiles sample one allocation per period bytes
+	 * (MemProfileRate); a trace has every allocation, so the period is
+	 * 1 and pprof must not scale anything.
+	 */
+	ptr->period_type = vt_init;
+	s = string_index(b, "space");
+	if (s < 0)
+		return (int)s;
+	ptr->period_type.type = s;
+	ptr->period_type.unit = ptr->vt[VAL_ALLOC_SPACE].unit;
+	msg->period_type = &ptr->period_type;
+	msg->period = 1;
+	msg->sample = ptr->samples_p;
+	msg->n_sample = p->nsamples;
+	msg->location = ptr->locs_p;
+	msg->n_location = b->nlocs;
+	msg->function = ptr->funcs_p;
+	msg->n_function = b->nfuncs;
+	/* protobuf-c's field is char **, but packing only reads it. */
+	msg->string_table = (char **)b->strings;
+	msg->n_string_table = b->nstrings;
+	msg->time_nanos = p->time_nanos;
+	msg->duration_nanos = p->duration_nanos;
+	return 0;
+}
+
+/*
+ * A ProtobufCBuffer that gzips what protobuf-c packs into it and writes
+ * the result to an atomic_file, so the packed message is never held
+ * whole in memory.
+ */
+struct gzip_sink {
+	ProtobufCBuffer base;
+	z_stream zs;
+	struct atomic_file *out;
+	int err;
+	unsigned char chunk[64 * 1024];
+};
+
+/* Runs deflate with FLUSH until it wants more input (or is finished). */
+static void gzip_drain(struct gzip_sink *g, int flush)
+{
+	int zerr;
+
+	do {
+		g->zs.next_out = g->chunk;
+		g->zs.avail_out = sizeof(g->chunk);
+		zerr = deflate(&g->zs, flush);
+		if (zerr == Z_STREAM_ERROR) {
+			g->err = -EIO;
+			return;
+		}
+		g->err = atomic_file_write(g->out, g->chunk,
+					   sizeof(g->chunk) - g->zs.avail_out);
+		if (g->err)
+			return;
+	} while (g->zs.avail_out == 0 ||
+		 (flush == Z_FINISH && zerr != Z_STREAM_END));
+}
+
+static void gzip_append(ProtobufCBuffer *buf, size_t len,
+			const uint8_t *data)
+{
+	struct gzip_sink *g = (struct gzip_sink *)buf;
+
+	/* protobuf-c has no way to stop packing: ignore the rest. */
+	if (g->err)
+		return;
+	/* avail_in is 32 bits; protobuf-c appends at most one string. */
+	if (len > UINT32_MAX) {
+		g->err = -E2BIG;
+		return;
+	}
+	g->zs.next_in = (unsigned char *)data;
+	g->zs.avail_in = (uInt)len;
+	gzip_drain(g, Z_NO_FLUSH);
+}
+
+static int write_gzipped(const pb_profile *msg, struct atomic_file *out)
+{
+	struct gzip_sink *g;
+	int err;
+
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->base.append = gzip_append;
+	g->out = out;
+	/* windowBits 15 + 16: a gzip wrapper, which pprof expects. */
+	if (deflateInit2(&g->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16,
+			 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(g);
+		return -ENOMEM;
+	}
+	perftools__profiles__profile__pack_to_buffer(msg, &g->base);
+	if (!g->err) {
+		g->zs.next_in = NULL;
+		g->zs.avail_in = 0;
+		gzip_drain(g, Z_FINISH);
+	}
+	err = g->err;
+	deflateEnd(&g->zs);
+	free(g);
+	return err;
+}
+
+static bool profile_is_valid(const struct alloc_profile *p)
+{
+	size_t i;
+
+	if (p->nsamples && !p->samples)
+		return false;
+	/* The sample arrays below are nsamples * NVALUES long. */
+	if (p->nsamples > SIZE_MAX / sizeof(int64_t) / NVALUES - 1)
+		return false;
+	for (i = 0; i < p->nsamples; i++)
+		if (p->samples[i].nframes && !p->samples[i].frames)
+			return false;
+	return true;
+}
+
+int pprof_write(const struct alloc_profile *p, const char *path)
+{
+	pb_profile msg = PERFTOOLS__PROFILES__PROFILE__INIT;
+	struct builder b;
+	struct pointers ptr;
+	struct atomic_file out;
+	int err;
+
+	if (!p || !path || !profile_is_valid(p))
+		return -EINVAL;
+	memset(&b, 0, sizeof(b));
+	memset(&ptr, 0, sizeof(ptr));
+	err = build(&msg, &b, &ptr, p);
+	if (err)
+		goto out;
+	err = atomic_file_open(&out, path, 0644);
+	if (err)
+		goto out;
+	err = write_gzipped(&msg, &out);
+	if (err)
+		atomic_file_abort(&out);
+	else
+		err = atomic_file_commit(&out);
+out:
+	pointers_free(&ptr);
+	builder_free(&b);
+	return err;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * stack_sidecar.h - allocation-site call stacks beside each trace file.
+ *
+ * The AllocFree events carry no stack argument, and an experimental batch
+ * of any other experiment makes Go 1.25-1.27 parsers panic, so with
+ * --stacks every trace file F.trace gets a sidecar F.trace.stacks that no
+ * Go tool looks at.  It names, for each HeapObjectAlloc in F, the call
+ * stack that made it, symbolized (function, file, line) when it was
+ * written, so the sidecar and its trace can be read anywhere, without the
+ * binary.  An allocation is keyed by (generation, object ID, timestamp),
+ * the three values its event has in the trace, so the link survives any
+ * batch order.  The byte format is documented in README.md ("Stack
+ * sidecar") and in user/format/stack_sidecar.c.
+ */
+#ifndef STACK_SIDECAR_H
+#define STACK_SIDECAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STACK_SIDECAR_SUFFIX ".stacks"
+
+struct stack_frame {
+	const char *func;   /* "main.leak", never NULL ("?" if unknown) */
+	const char *file;   /* "/src/app/main.go", never NULL ("?") */
+	uint32_t line;      /* 0 if unknown */
+	uint64_t pc;        /* link address (not load address) */
+};
+
+/* ---- reading (report, pprof) ---- */
+
+struct stack_sidecar;
+
+/*
+ * Opens TRACE_PATH's sidecar (TRACE_PATH STACK_SIDECAR_SUFFIX).  Returns 0,
+ * -ENOENT if there is none (the trace was made without --stacks), or
+ * another negative errno if it is unreadable or malformed.
+ */
+int stack_sidecar_open(const char *trace_path, struct stack_sidecar **out);
+
+/*
+ * The stack of the allocation whose HeapObjectAlloc event in the trace has
+ * generation GEN, object ID ID and timestamp TS (the event's absolute
+ * timestamp in trace ticks, as the parser reports it).  Returns 0 and sets
+ * *STACK_ID, or -ENOENT if the sidecar has no stack for it (dropped, or an
+ * object that existed before tracing began).
+ */
+int stack_sidecar_lookup(const struct stack_sidecar *s, uint64_t gen,
+			 uint64_t id, uint64_t ts, uint32_t *stack_id);
+
+/*
+ * Frames of STACK_ID, innermost first (the allocating function's caller
+ * chain starting at the first frame outside the runtime's allocator).
+ * Returns 0, or -ENOENT for an unknown ID.  Pointers live as long as S.
+ */
+int stack_sidecar_frames(const struct stack_sidecar *s, uint32_t stack_id,
+			 const struct stack_frame **frames, size_t *n);
+
+void stack_sidecar_close(struct stack_sidecar *s);
+
+/*
+ * The same from a sidecar's bytes in memory (tests, fuzzing): -EBADMSG if
+ * they are malformed or end before the end record.  DATA is not kept.
+ */
+int stack_sidecar_parse(const uint8_t *data, size_t len,
+			struct stack_sidecar **out);
+
+/* ---- writing (the daemon, with --stacks) ---- */
+
+/* Frames per stack a sidecar holds; deeper stacks keep the innermost. */
+#define STACK_SIDECAR_MAX_FRAMES 256
+
+struct stack_sidecar_writer;
+
+/*
+ * Starts the sidecar of trace file TRACE_NAME, relative to DIRFD (or
+ * AT_FDCWD), under a temporary name (TRACE_NAME ".stacks.tmp", mode 0640,
+ * O_NOFOLLOW): only stack_sidecar_writer_close() gives it its real name,
+ * so a sidecar that exists under its real name is always complete.
+ * Returns 0 or -errno.
+ */
+int stack_sidecar_writer_open_at(int dirfd, const char *trace_name,
+				 struct stack_sidecar_writer **out);
+int stack_sidecar_writer_open(const char *trace_path,
+			      struct stack_sidecar_writer **out);
+
+/*
+ * Interns one frame (equal frames get the same ID; the strings are
+ * copied) or one stack of interned frames, innermost first (equal stacks
+ * get the same ID; at most STACK_SIDECAR_MAX_FRAMES).  IDs are >= 1 and
+ * valid in this sidecar only.  Returns 0 or -errno.
+ */
+int stack_sidecar_writer_add_frame(struct stack_sidecar_writer *w,
+				   const struct stack_frame *f,
+				   uint32_t *frame_id);
+int stack_sidecar_writer_add_stack(struct stack_sidecar_writer *w,
+				   const uint32_t *frame_ids, size_t n,
+				   uint32_t *stack_id);
+
+/*
+ * Records that the HeapObjectAlloc (GEN, ID, TS) of the trace was made by
+ * STACK_ID (from add_stack).  Returns 0 or -errno.
+ */
+int stack_sidecar_writer_add_alloc(struct stack_sidecar_writer *w,
+				   uint64_t gen, uint64_t id, uint64_t ts,
+				   uint32_t stack_id);
+
+/*
+ * Writes the end record, closes the file and renames it to its real name
+ * (TRACE_NAME STACK_SIDECAR_SUFFIX).  On any error, now or in an earlier
+ * call, the temporary file is removed instead and -errno is returned (the
+ * trace then has no sidecar, never a partial one).  Frees W (NULL is fine).
+ */
+int stack_sidecar_writer_close(struct stack_sidecar_writer *w);
+
+/* Removes the temporary file and frees W (NULL is fine). */
+void stack_sidecar_writer_discard(struct stack_sidecar_writer *w);
+
+struct stack_sidecar_writer_stats {
+	uint64_t allocs;          /* add_alloc calls accepted */
+	uint32_t frames;          /* distinct frames */
+	uint32_t stacks;          /* distinct stacks */
+	uint64_t bytes;           /* written so far (buffered included) */
+};
+void stack_sidecar_writer_get_stats(const struct stack_sidecar_writer *w,
+				    struct stack_sidecar_writer_stats *st);
+
+#endif /* STACK_SIDECAR_H */

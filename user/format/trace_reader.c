@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * trace_reader.c - the AllocFree events of one Go execution trace, one
+ * generation at a time, in timestamp order.
+ *
+ * Wire format (internal/trace/batch.go, generation.go, batchcursor.go):
+ *
+ *   file   := "go 1.NN trace\0\0\0" batch...
+ *   batch  := EvEventBatch(1) gen M ts len data
+ *           | EvExperimentalBatch(49) exp gen M ts len data
+ *           | EvEndOfGeneration(52)                       (1.26+ only)
+ *   event  := type-byte ts-delta arg...                   (uvarints)
+ *
+ * A generation is the run of batches that carry the same gen number (and,
+ * from format 1.26, ends at EvEndOfGeneration).  Its structural batches
+ * are told apart by their first data byte: strings (4), stacks (2) and CPU
+ * samples (6) are skipped, the frequency (8; from format 1.25 inside a
+ * sync batch, 50) is read.  Every other event batch is a thread's event
+ * stream: the runtime puts the AllocFree events there among the
+ * scheduling events (runtime/traceallocfree.go uses eventWriter), so those
+ * are decoded by argument count and dropped.  Experimental batches of the
+ * AllocFree experiment hold the info record (first byte 1) or type
+ * records (first byte 0, runtime/tracetype.go).
+ *
+ * Batch data is never copied: the file is mapped and cursors point into it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace_reader.h"
+#include "util/u64_map.h"
+#include "util/uvarint.h"
+
+enum {
+	EV_EVENT_BATCH = 1,
+	EV_STACKS = 2,
+	EV_STRINGS = 4,
+	EV_CPU_SAMPLES = 6,
+	EV_FREQUENCY = 8,
+	EV_LAST_GO123 = 48,          /* EvGoStatusStack */
+	EV_EXPERIMENTAL_BATCH = 49,
+	EV_SYNC = 50,
+	EV_CLOCK_SNAPSHOT = 51,
+	EV_END_OF_GENERATION = 52,
+	EV_AF_FIRST = 128,           /* EvSpan */
+	EV_AF_LAST = 136,            /* EvGoroutineStackFree */
+	EXP_ALLOC_FREE = 1,
+	AF_TYPES_BATCH = 0,
+	AF_INFO_BATCH = 1,
+	HEADER_LEN = 16,
+	MAX_BATCH_DATA = 64 << 10,   /* tracev2.MaxBatchSize */
+};
+
+/*
+ * Arguments, timestamp included, of the timed events that may appear in an
+ * event batch (tracev2.Specs(); the same numbers in Go 1.23's go122).
+ * 0: not allowed in an event batch.
+ */
+static const uint8_t event_nargs[EV_AF_LAST + 1] = {
+	[9] = 3, [10] = 3, [11] = 1, [12] = 4, [13] = 3, [14] = 4, [15] = 2,
+	[16] = 3, [17] = 1, [18] = 1, [19] = 3, [20] = 3, [21] = 4, [22] = 3,
+	[23] = 1, [24] = 1, [25] = 4, [26] = 3, [27] = 1, [28] = 2, [29] = 3,
+	[30] = 2, [31] = 2, [32] = 2, [33] = 3, [34] = 2, [35] = 2, [36] = 1,
+	[37] = 2, [38] = 2, [39] = 2, [40] = 5, [41] = 3, [42] = 4, [43] = 4,
+	[44] = 5, [45] = 3, [46] = 3, [47] = 4, [48] = 5,
+	[EV_CLOCK_SNAPSHOT] = 4,
+	[128] = 4, [129] = 4, [130] = 2, [131] = 3, [132] = 3, [133] = 2,
+	[134] = 3, [135] = 3, [136] = 2,
+};
+
+struct cursor {
+	const uint8_t *p, *end;
+	uint64_t ts;                 /* of the pending event */
+	uint32_t order;              /* batch index: ties keep file order */
+	struct trace_event ev;       /* pending AllocFree event */
+};
+
+struct trace_reader {
+	const uint8_t *buf;
+	size_t len, pos;             /* pos: next batch not yet taken */
+	bool mapped;
+	unsigned version;
+	int err;                     /* sticky */
+	char errmsg[160];
+
+	struct trace_heap_info info;
+
+	/* The loaded generation. */
+	uint64_t gen, freq;
+	struct trace_type *types;
+	size_t ntypes, types_cap;
+	struct u64_map type_ids;     /* id + 1 -> index + 1 */
+	struct cursor *curs;         /* a min-heap once the gen is loaded */
+	size_t ncurs, curs_cap;
+};
+
+static int fail(struct trace_reader *r, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->errmsg, sizeof(r->errmsg), "offset %zu: ", off);
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(r->errmsg))
+		vsnprintf(r->errmsg + n, sizeof(r->errmsg) - n, fmt, ap);
+	va_end(ap);
+	r->err = -EBADMSG;
+	return r->err;
+}
+
+static int parse_header(struct trace_reader *r)
+{
+	unsigned v;
+
+	if (r->len < HEADER_LEN || memcmp(r->buf, "go 1.", 5) ||
+	    memcmp(r->buf + 7, " trace\0\0\0", 9) ||
+	    r->buf[5] < '0' || r->buf[5] > '9' ||
+	    r->buf[6] < '0' || r->buf[6] > '9')
+		return fail(r, 0, "not a Go execution trace");
+	v = (r->buf[5] - '0') * 10 + (r->buf[6] - '0');
+	/* The formats this table of argument counts describes. */
+	if (v != 22 && v != 23 && v != 25 && v != 26) {
+		snprintf(r->errmsg, sizeof(r->errmsg),
+			 "trace format go 1.%u is not supported (1.22-1.26)",
+			 v);
+		return r->err = -ENOTSUP;
+	}
+	r->version = v;
+	r->pos = HEADER_LEN;
+	return 0;
+}
+
+static int reader_new(const void *buf, size_t len, bool mapped,
+		      struct trace_reader **out)
+{
+	struct trace_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->buf = buf;
+	r->len = len;
+	r->mapped = mapped;
+	u64_map_init(&r->type_ids);
+	*out = r;
+	return 0;
+}
+
+int trace_reader_open_mem(const void *buf, size_t len,
+			  struct trace_reader **out)
+{
+	int rc = reader_new(buf, len, false, out);
+
+	if (rc)
+		return rc;
+	/* A bad header is reported by the first next_gen (with a message). */
+	parse_header(*out);
+	return 0;
+}
+
+int trace_reader_open(const char *path, struct trace_reader **out)
+{
+	struct stat st;
+	void *m;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < HEADER_LEN) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EBADMSG;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	rc = m == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (rc)
+		return rc;
+	rc = reader_new(m, (size_t)st.st_size, true, out);
+	if (rc) {
+		munmap(m, (size_t)st.st_size);
+		return rc;
+	}
+	parse_header(*out);
+	return 0;
+}
+
+void trace_reader_close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->mapped)
+		munmap((void *)r->buf, r->len);
+	free(r->types);
+	free(r->curs);
+	u64_map_free(&r->type_ids);
+	free(r);
+}
+
+unsigned trace_reader_version(const struct trace_reader *r)
+{
+	return r->version;
+}
+
+uint64_t trace_reader_gen(const struct trace_reader *r)
+{
+	return r->gen;
+}
+
+uint64_t trace_reader_freq(const struct trace_reader *r)
+{
+	return r->freq;
+}
+
+size_t trace_reader_ntypes(const struct trace_reader *r)
+{
+	return r->ntypes;
+}
+
+const struct trace_type *trace_reader_type_at(const struct trace_reader *r,
+					      size_t i)
+{
+	return i < r->ntypes ? &r->types[i] : NULL;
+}
+
+const struct trace_type *trace_reader_type(const struct trace_reader *r,
+					   uint64_t id)
+{
+	uint64_t idx;
+
+	if (id == UINT64_MAX || !u64_map_get(&r->type_ids, id + 1, &idx))
+		return NULL;
+	return &r->types[idx - 1];
+}
+
+const struct trace_heap_info *trace_reader_info(const struct trace_reader *r)
+{
+	return &r->info;
+}
+
+const char *trace_reader_error(const struct trace_reader *r)
+{
+	return r->errmsg;
+}
+
+/* ---- structural batches ---- */
+
+static int read_types(struct trace_reader *r, const uint8_t *p,
+		      const uint8_t *end, size_t off)
+{
+	while (p < end) {
+		struct trace_type t;
+		uint64_t n;
+
+		if (uvarint_get(&p, end, &t.id) || uvarint_get(&p, end, &t.addr) ||
+		    uvarint_get(&p, end, &t.size) ||
+		    uvarint_get(&p, end, &t.ptr_bytes) || uvarint_get(&p, end, &n) ||
+		    n > (uint64_t)(end - p))
+			return fail(r, off, "malformed type record");
+		t.name = (const char *)p;
+		t.name_len = (size_t)n;
+		p += n;
+		if (t.id == UINT64_MAX)
+			return fail(r, off, "type ID out of range");
+		if (u64_map_get(&r->type_ids, t.id + 1, NULL))
+			continue; /* defined twice: the first one counts */
+		if (r->ntypes == r->types_cap) {
+			size_t cap = r->types_cap ? r->types_cap * 2 : 64;
+			void *nt = realloc(r->types, cap * sizeof(*r->types));
+
+			if (!nt)
+				return r->err = -ENOMEM;
+			r->types = nt;
+			r->types_cap = cap;
+		}
+		r->types[r->ntypes++] = t;
+		if (u64_map_put(&r->type_ids, t.id + 1, r->ntypes))
+			return r->err = -ENOMEM;
+	}
+	return 0;
+}
+
+static int read_info(struct trace_reader *r, const uint8_t *p,
+		     const uint8_t *end, size_t off)
+{
+	struct trace_heap_info in = { .valid = true };
+
+	if (uvarint_get(&p, end, &in.min_page_heap_addr) ||
+	    uvarint_get(&p, end, &in.page_size) ||
+	    uvarint_get(&p, end, &in.min_heap_align) ||
+	    uvarint_get(&p, end, &in.fixed_stack))
+		return fail(r, off, "malformed AllocFree info batch");
+	if (!in.page_size || !in.min_heap_align || !in.fixed_stack)
+		return fail(r, off, "zero unit in AllocFree info batch");
+	r->info = in;
+	return 0;
+}
+
+/* A lone frequency event (< 1.25) or a sync batch (1.25+). */
+static int read_sync(struct trace_reader *r, const uint8_t *p,
+		     const uint8_t *end, size_t off)
+{
+	if (r->version >= 25)
+		p++; /* EvSync */
+	while (p < end) {
+		uint8_t ev = *p++;
+		uint64_t v[4];
+		int n = ev == EV_FREQUENCY ? 1 :
+			ev == EV_CLOCK_SNAPSHOT && r->version >= 25 ? 4 : 0;
+
+		if (!n)
+			return fail(r, off, "unexpected event %u in sync batch",
+				    ev);
+		for (int i = 0; i < n; i++)
+			if (uvarint_get(&p, end, &v[i]))
+				return fail(r, off, "malformed sync batch");
+		if (ev == EV_FREQUENCY) {
+			if (!v[0])
+				return fail(r, off, "zero frequency");
+			r->freq = v[0];
+		}
+	}
+	return 0;
+}
+
+/* ---- event cursors ---- */
+
+/*
+ * Moves C to its next AllocFree event.  Returns 1, 0 when the batch is
+ * done, or a negative errno.
+ */
+static int cursor_advance(struct trace_reader *r, struct cursor *c)
+{
+	while (c->p < c->end) {
+		const uint8_t *start = c->p;
+		uint8_t type = *c->p++;
+		uint64_t d, a[4];
+		int n = type <= EV_AF_LAST ? event_nargs[type] : 0;
+
+		if (type > EV_LAST_GO123 && type < EV_AF_FIRST &&
+		    r->version < 25)
+			n = 0;
+		if (!n)
+			return fail(r, (size_t)(start - r->buf),
+				    "event type %u in an event batch", type);
+		if (uvarint_get(&c->p, c->end, &d))
+			goto bad;
+		for (int i = 0; i < n - 1; i++)
+			if (uvarint_get(&c->p, c->end, &a[i]))
+				goto bad;
+		if (c->ts + d < c->ts)
+			return fail(r, (size_t)(start - r->buf),
+				    "timestamp overflows 64 bits");
+		c->ts += d;
+		if (type < EV_AF_FIRST)
+			continue;
+		c->ev.kind = type;
+		c->ev.gen = r->gen;
+		c->ev.ticks = c->ts;
+		memset(c->ev.args, 0, sizeof(c->ev.args));
+		memcpy(c->ev.args, a, (size_t)(n - 1) * sizeof(a[0]));
+		return 1;
+bad:
+		return fail(r, (size_t)(start - r->buf),
+			    "truncated event of type %u", type);
+	}
+	return 0;
+}
+
+static bool cur_less(const struct cursor *a, const struct cursor *b)
+{
+	return a->ts != b->ts ? a->ts < b->ts : a->order < b->order;
+}
+
+static void sift_down(struct cursor *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct cursor t;
+
+		if (l < n && cur_less(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && cur_less(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static int add_cursor(struct trace_reader *r, const uint8_t *data,
+		      size_t len, uint64_t ts)
+{
+	struct cursor *c;
+
+	if (r->ncurs == r->curs_cap) {
+		size_t cap = r->curs_cap ? r->curs_cap * 2 : 64;
+		void *n = realloc(r->curs, cap * sizeof(*r->curs));
+
+		if (!n)
+			return r->err = -ENOMEM;
+		r->curs = n;
+		r->curs_cap = cap;
+	}
+	c = &r->curs[r->ncurs];
+	memset(c, 0, sizeof(*c));
+	c->p = data;
+	c->end = data + len;
+	c->ts = ts;
+	c->order = (uint32_t)r->ncurs;
+	r->ncurs++;
+	return 0;
+}
+
+/* ---- generations ---- */
+
+static void reset_gen(struct trace_reader *r)
+{
+	r->gen = 0;
+	r->freq = 0;
+	r->ntypes = 0;
+	r->ncurs = 0;
+	u64_map_free(&r->type_ids);
+}
+
+/* Takes one batch at r->pos into the generation.  1: taken, 0: not ours. */
+static int take_batch(struct trace_reader *r, bool first)
+{
+	const uint8_t *p = r->buf + r->pos, *end = r->buf + r->len, *data;
+	size_t off = r->pos;
+	uint64_t gen, m, ts, len;
+	int exp = 0, rc = 0;
+	uint8_t kind = *p++;
+
+	if (kind == EV_EXPERIMENTAL_BATCH) {
+		if (p == end)
+			return fail(r, off, "truncated batch header");
+		exp = *p++;
+	} else if (kind != EV_EVENT_BATCH) {
+		return fail(r, off, "expected a batch, found byte %u", kind);
+	}
+	if (uvarint_get(&p, end, &gen) || uvarint_get(&p, end, &m) ||
+	    uvarint_get(&p, end, &ts) || uvarint_get(&p, end, &len))
+		return fail(r, off, "truncated batch header");
+	if (len > MAX_BATCH_DATA)
+		return fail(r, off, "batch of %llu bytes (at most 64 KiB)",
+			    (unsigned long long)len);
+	if (len > (uint64_t)(end - p))
+		return fail(r, off, "truncated batch (%llu bytes, %zu left)",
+			    (unsigned long long)len, (size_t)(end - p));
+	if (!first && gen != r->gen)
+		return 0;
+	r->gen = gen;
+	data = p;
+	r->pos = (size_t)(p + len - r->buf);
+	if (exp) {
+		if (exp != EXP_ALLOC_FREE || !len)
+			return 1;
+		if (data[0] == AF_TYPES_BATCH)
+			rc = read_types(r, data + 1, data + len, off);
+		else if (data[0] == AF_INFO_BATCH)
+			rc = read_info(r, data + 1, data + len, off);
+		return rc ? rc : 1;
+	}
+	if (!len)
+		return 1;
+	switch (data[0]) {
+	case EV_STACKS:
+	case EV_STRINGS:
+	case EV_CPU_SAMPLES:
+		return 1;
+	case EV_FREQUENCY:
+		if (r->version < 25)
+			rc = read_sync(r, data, data + len, off);
+		break;
+	case EV_SYNC:
+		if (r->version >= 25) {
+			rc = read_sync(r, data, data + len, off);
+			break;
+		}
+		/* fall through */
+	default:
+		rc = add_cursor(r, data, (size_t)len, ts);
+	}
+	return rc ? rc : 1;
+}
+
+int trace_reader_next_gen(struct trace_reader *r)
+{
+	bool first = true;
+	size_t i;
+	int rc;
+
+	if (r->err)
+		return r->err;
+	reset_gen(r);
+	while (r->pos < r->len) {
+		if (r->buf[r->pos] == EV_END_OF_GENERATION &&
+		    r->version >= 26) {
+			r->pos++;
+			if (!first)
+				break;
+			continue;
+		}
+		rc = take_batch(r, first);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			break;
+		first = false;
+	}
+	if (first)
+		return 0;
+	if (r->ncurs && !r->freq)
+		return fail(r, r->pos, "generation %llu has no frequency",
+			    (unsigned long long)r->gen);
+	/* Prime every cursor, drop the empty ones, then heapify. */
+	for (i = 0; i < r->ncurs;) {
+		rc = cursor_advance(r, &r->curs[i]);
+		if (rc < 0)
+			return rc;
+		if (rc)
+			i++;
+		else
+			r->curs[i] = r->curs[--r->ncurs];
+	}
+	for (i = r->ncurs / 2; i-- > 0;)
+		sift_down(r->curs, r->ncurs, i);
+	return 1;
+}
+
+int trace_reader_next_event(struct trace_reader *r, struct trace_event *e)
+{
+	struct cursor *c;
+	int rc;
+
+	if (r->err)
+		return r->err;
+	if (!r->ncurs)
+		return 0;
+	c = &r->curs[0];
+	*e = c->ev;
+	/* ns = ticks * 1e9 / freq without overflow for any 64-bit ticks. */
+	e->ns = (uint64_t)((unsigned __int128)e->ticks * 1000000000u /
+			   r->freq);
+	rc = cursor_advance(r, c);
+	if (rc < 0)
+		return rc;
+	if (!rc)
+		r->curs[0] = r->curs[--r->ncurs];
+	sift_down(r->curs, r->ncurs, 0);
+	return 1;
+}

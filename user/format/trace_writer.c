@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * trace_writer.c - one generation of a "go 1.23 trace" carrying the
+ * AllocFree experiment, encoded the way the Go runtime writes it.
+ *
+ * Wire format (runtime/tracebuf.go, runtime/traceevent.go; read back by
+ * internal/trace/batch.go and batchcursor.go):
+ *
+ *   batch  := EvEventBatch(1) gen M ts len data
+ *           | EvExperimentalBatch(49) exp gen M ts len data
+ *   event  := type-byte ts-delta arg...        (all numbers uvarint)
+ *
+ * An event's timestamp is a delta from the previous event of the same
+ * batch, the first one's from the batch's base ts.  The parser refuses a
+ * batch whose data is longer than MaxBatchSize (64 KiB); the runtime's
+ * traceBuf keeps header and data together below 64 KiB, and so do we.
+ *
+ * Per generation the parsers need: event batches (per M, M must not be
+ * 2^64-1), exactly one frequency batch, and, for the AllocFree events, the
+ * experiment's info batch and type batches.  String and stack tables may be
+ * absent: AllocFree events carry no string or stack IDs.
+ *
+ * Events are appended to per-thread byte buffers that already hold the
+ * final batch data; encoding only prepends batch headers.  Nothing is
+ * allocated per event: buffers grow by doubling.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_writer.h"
+#include "util/u64_map.h"
+#include "util/uvarint.h"
+
+/* internal/trace/event/go122 (1.23) = internal/trace/tracev2 (1.25+). */
+enum {
+	EV_EVENT_BATCH = 1,
+	EV_FREQUENCY = 8,
+	EV_EXPERIMENTAL_BATCH = 49,
+	EXPERIMENT_ALLOC_FREE = 1,
+	/* runtime/traceallocfree.go: first data byte of an AllocFree batch. */
+	ALLOC_FREE_TYPES_BATCH = 0,
+	ALLOC_FREE_INFO_BATCH = 1,
+};
+
+#define VARINT_MAX 10                    /* bytes of a uvarint'd uint64 */
+#define BATCH_MAX (64u << 10)            /* MaxBatchSize */
+/* Batch header: type, experiment, gen, M, ts, length. */
+#define BATCH_HDR_MAX (2 + 4 * VARINT_MAX)
+/* Data of one batch, so that header + data <= BATCH_MAX. */
+#define BATCH_DATA_MAX (BATCH_MAX - BATCH_HDR_MAX)
+/* An event: type byte, ts delta, up to three arguments. */
+#define EVENT_MAX (1 + 4 * VARINT_MAX)
+/* Longest type name kept: a type record must fit in one batch. */
+#define TYPE_NAME_MAX 4096
+#define TYPE_RECORD_MAX (5 * VARINT_MAX + TYPE_NAME_MAX)
+
+/* A batch of one thread: a slice of that thread's buffer. */
+struct tw_batch {
+	size_t off;
+	size_t len;
+	uint64_t base_ts;
+};
+
+struct tw_thread {
+	uint64_t id;
+	uint64_t last_ts;            /* of this thread's last event */
+	uint8_t *buf;                /* every batch's data, back to back */
+	size_t len, cap;
+	struct tw_batch *batches;    /* the last one is being filled */
+	size_t nbatches, batches_cap;
+};
+
+struct tw_type {
+	uint64_t addr, size, ptr_bytes;
+	size_t name_off, name_len;   /* in tw_gen.names */
+};
+
+struct tw_gen {
+	uint64_t gen, freq, ts_floor;
+	struct tw_heap_info info;
+
+	struct tw_thread *threads;   /* in order of first event */
+	size_t nthreads, threads_cap;
+	struct u64_map thread_index; /* thread ID + 1 -> index */
+	size_t last_thread;          /* cache: bursts come from one thread */
+
+	struct tw_type *types;       /* type ID i+1 is types[i] */
+	size_t ntypes, types_cap;
+	struct u64_map type_index;   /* type address -> index */
+	char *names;
+	size_t names_len, names_cap;
+
+	uint64_t nevents;
+	uint64_t min_ts, max_ts;
+	uint64_t last_event_ts;      /* as written: tw_gen_last_event_ts */
+	size_t data_bytes;           /* sum of thread buffers */
+};
+
+/* Arguments after the timestamp (runtime/traceallocfree.go). */
+static const uint8_t ev_nargs[] = {
+	[TW_EV_SPAN - TW_EV_SPAN] = 3,
+	[TW_EV_SPAN_ALLOC - TW_EV_SPAN] = 3,
+	[TW_EV_SPAN_FREE - TW_EV_SPAN] = 1,
+	[TW_EV_HEAP_OBJECT - TW_EV_SPAN] = 2,
+	[TW_EV_HEAP_OBJECT_ALLOC - TW_EV_SPAN] = 2,
+	[TW_EV_HEAP_OBJECT_FREE - TW_EV_SPAN] = 1,
+	[TW_EV_GOROUTINE_STACK - TW_EV_SPAN] = 2,
+	[TW_EV_GOROUTINE_STACK_ALLOC - TW_EV_SPAN] = 2,
+	[TW_EV_GOROUTINE_STACK_FREE - TW_EV_SPAN] = 1,
+};
+
+/* Grows *p (an array of `size`-byte items) to hold at least `need`. */
+static int grow(void **p, size_t *cap, size_t need, size_t size,
+		size_t initial)
+{
+	size_t ncap = *cap ? *cap : initial;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, ncap * size);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+struct tw_gen *tw_gen_new(uint64_t gen, uint64_t freq,
+			  const struct tw_heap_info *info, uint64_t ts_floor)
+{
+	struct tw_gen *g;
+
+	if (gen == 0 || freq == 0 || !info) {
+		/* gen 0 is the runtime's sentinel; the parsers refuse it. */
+		errno = EINVAL;
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->gen = gen;
+	g->freq = freq;
+	g->info = *info;
+	g->ts_floor = ts_floor;
+	return g;
+}
+
+void tw_gen_free(struct tw_gen *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->nthreads; i++) {
+		free(g->threads[i].buf);
+		free(g->threads[i].batches);
+	}
+	free(g->threads);
+	u64_map_free(&g->thread_index);
+	free(g->types);
+	u64_map_free(&g->type_index);
+	free(g->names);
+	free(g);
+}
+
+static struct tw_thread *thread_get(struct tw_gen *g, uint64_t id)
+{
+	struct tw_thread *t;
+	uint64_t i;
+
+	if (g->nthreads && g->threads[g->last_thread].id == id)
+		return &g->threads[g->last_thread];
+	/* + 1: thread 0 is a valid M, key 0 is the map's empty slot. */
+	if (!u64_map_get(&g->thread_index, id + 1, &i)) {
+		if (grow((void **)&g->threads, &g->threads_cap, g->nthreads + 1,
+			 sizeof(*g->threads), 16))
+			return NULL;
+		if (u64_map_put(&g->thread_index, id + 1, g->nthreads))
+			return NULL;
+		i = g->nthreads++;
+		t = &g->threads[i];
+		memset(t, 0, sizeof(*t));
+		t->id = id;
+		t->last_ts = g->ts_floor;
+	}
+	g->last_thread = (size_t)i;
+	return &g->threads[i];
+}
+
+/* Makes room for one more event in t's current batch. */
+static int thread_reserve(struct tw_gen *g, struct tw_thread *t, uint64_t ts)
+{
+	struct tw_batch *b;
+
+	if (!t->nbatches ||
+	    t->batches[t->nbatches - 1].len + EVENT_MAX > BATCH_DATA_MAX) {
+		if (grow((void **)&t->batches, &t->batches_cap,
+			 t->nbatches + 1, sizeof(*t->batches), 4))
+			return -ENOMEM;
+		b = &t->batches[t->nbatches++];
+		b->off = t->len;
+		b->len = 0;
+		/* The first event's delta is then 0. */
+		b->base_ts = ts;
+	}
+	if (t->len + EVENT_MAX > t->cap &&
+	    grow((void **)&t->buf, &t->cap, t->len + EVENT_MAX, 1, 1024))
+		return -ENOMEM;
+	return 0;
+}
+
+int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
+		 uint64_t ts, uint64_t a, uint64_t b, uint64_t c)
+{
+	struct tw_thread *t;
+	struct tw_batch *bt;
+	uint8_t *p, *start;
+	unsigned nargs;
+	uint64_t prev;
+
+	if (ev < TW_EV_SPAN || ev > TW_EV_GOROUTINE_STACK_FREE)
+		return -EINVAL;
+	/* NoThread (2^64-1) makes the parsers refuse the batch. */
+	if (thread == UINT64_MAX)
+		return -EINVAL;
+	/* A type ID must be defined in the generation that uses it. */
+	if ((ev == TW_EV_HEAP_OBJECT || ev == TW_EV_HEAP_OBJECT_ALLOC) &&
+	    b > g->ntypes)
+		return -EINVAL;
+	t = thread_get(g, thread);
+	if (!t)
+		return -ENOMEM;
+
+	/* Time never goes back, neither per thread nor below the floor. */
+	if (ts < t->last_ts)
+		ts = t->last_ts;
+	if (thread_reserve(g, t, ts))
+		return -ENOMEM;
+	bt = &t->batches[t->nbatches - 1];
+	prev = bt->len ? t->last_ts : bt->base_ts;
+
+	start = p = t->buf + t->len;
+	*p++ = (uint8_t)ev;
+	p = uvarint_put(p, ts - prev);
+	nargs = ev_nargs[ev - TW_EV_SPAN];
+	p = uvarint_put(p, a);
+	if (nargs > 1)
+		p = uvarint_put(p, b);
+	if (nargs > 2)
+		p = uvarint_put(p, c);
+	bt->len += (size_t)(p - start);
+	t->len += (size_t)(p - start);
+	g->data_bytes += (size_t)(p - start);
+	t->last_ts = ts;
+	g->last_event_ts = ts;
+
+	if (!g->nevents || ts < g->min_ts)
+		g->min_ts = ts;
+	if (ts > g->max_ts)
+		g->max_ts = ts;
+	g->nevents++;
+	return 0;
+}
+
+uint64_t tw_gen_type_id(const struct tw_gen *g, uint64_t addr)
+{
+	uint64_t i;
+
+	if (!addr || !u64_map_get(&g->type_index, addr, &i))
+		return 0;
+	return i + 1;
+}
+
+uint64_t tw_gen_define_type(struct tw_gen *g, uint64_t addr, uint64_t size,
+			    uint64_t ptr_bytes, const char *name,
+			    size_t name_len)
+{
+	struct tw_type *ty;
+	uint64_t id;
+
+	/* Like runtime/tracetype.go: a nil type has no ID (0). */
+	if (!addr)
+		return 0;
+	id = tw_gen_type_id(g, addr);
+	if (id)
+		return id;
+	if (!name)
+		name_len = 0;
+	if (name_len > TYPE_NAME_MAX)
+		name_len = TYPE_NAME_MAX;
+	if (grow((void **)&g->types, &g->types_cap, g->ntypes + 1,
+		 sizeof(*g->types), 64) ||
+	    grow((void **)&g->names, &g->names_cap, g->names_len + name_len,
+		 1, 4096) ||
+	    u64_map_put(&g->type_index, addr, g->ntypes))
+		return 0;
+	ty = &g->types[g->ntypes++];
+	ty->addr = addr;
+	ty->size = size;
+	ty->ptr_bytes = ptr_bytes;
+	ty->name_off = g->names_len;
+	ty->name_len = name_len;
+	if (name_len)
+		memcpy(g->names + g->names_len, name, name_len);
+	g->names_len += name_len;
+	return g->ntypes;
+}
+
+uint64_t tw_gen_events(const struct tw_gen *g)
+{
+	return g->nevents;
+}
+
+uint64_t tw_gen_last_event_ts(const struct tw_gen *g)
+{
+	return g->last_event_ts;
+}
+
+uint64_t tw_gen_last_ts(const struct tw_gen *g)
+{
+	return g->nevents ? g->max_ts : g->ts_floor;
+}
+
+size_t tw_gen_size_hint(const struct tw_gen *g)
+{
+	size_t n = 0, i;
+
+	if (!g->nevents)
+		return 0;
+	for (i = 0; i < g->nthreads; i++)
+		n += g->threads[i].nbatches * BATCH_HDR_MAX;
+	n += g->data_bytes;
+	/* Frequency and info batches. */
+	n += 2 * BATCH_HDR_MAX + 1 + VARINT_MAX + 1 + 4 * VARINT_MAX;
+	/* Type batches: records plus one header per (nearly) full batch. */
+	n += g->ntypes * 5 * VARINT_MAX + g->names_len;
+	n += (g->ntypes * 5 * VARINT_MAX + g->names_len) /
+		     (BATCH_DATA_MAX - TYPE_RECORD_MAX) * (BATCH_HDR_MAX + 1) +
+	     BATCH_HDR_MAX + 1;
+	return n;
+}
+
+/* Writes a batch header; data of data_len bytes must follow. */
+static uint8_t *put_batch_header(uint8_t *p, int exp, uint64_t gen,
+				 uint64_t m, uint64_t ts, size_t data_len)
+{
+	if (exp) {
+		*p++ = EV_EXPERIMENTAL_BATCH;
+		*p++ = (uint8_t)exp;
+	} else {
+		*p++ = EV_EVENT_BATCH;
+	}
+	p = uvarint_put(p, gen);
+	p = uvarint_put(p, m);
+	p = uvarint_put(p, ts);
+	return uvarint_put(p, data_len);
+}
+
+static size_t type_record_len(const struct tw_gen *g, size_t i)
+{
+	const struct tw_type *ty = &g->types[i];
+
+	return uvarint_len(i + 1) + uvarint_len(ty->addr) +
+	       uvarint_len(ty->size) + uvarint_len(ty->ptr_bytes) +
+	       uvarint_len(ty->name_len) + ty->name_len;
+}
+
+/* Writes the type table as AllocFree types batches. */
+static uint8_t *put_type_batches(uint8_t *p, const struct tw_gen *g,
+				 uint64_t ts)
+{
+	/* Like the runtime, side batches belong to no thread. */
+	const uint64_t m = UINT64_MAX;
+	size_t i = 0, j, data;
+
+	while (i < g->ntypes) {
+		/* Take as many records as fit. */
+		data = 1;
+		for (j = i; j < g->ntypes; j++) {
+			size_t r = type_record_len(g, j);
+
+			if (data + r > BATCH_DATA_MAX)
+				break;
+			data += r;
+		}
+		p = put_batch_header(p, EXPERIMENT_ALLOC_FREE, g->gen, m, ts,
+				     data);
+		*p++ = ALLOC_FREE_TYPES_BATCH;
+		for (; i < j; i++) {
+			const struct tw_type *ty = &g->types[i];
+
+			p = uvarint_put(p, i + 1);
+			p = uvarint_put(p, ty->addr);
+			p = uvarint_put(p, ty->size);
+			p = uvarint_put(p, ty->ptr_bytes);
+			p = uvarint_put(p, ty->name_len);
+			/* names is NULL while every name so far is empty. */
+			if (ty->name_len)
+				memcpy(p, g->names + ty->name_off,
+				       ty->name_len);
+			p += ty->name_len;
+		}
+	}
+	return p;
+}
+
+int tw_gen_encode(const struct tw_gen *g, uint8_t **buf, size_t *len)
+{
+	const uint64_t m = UINT64_MAX;
+	uint8_t tmp[1 + 4 * VARINT_MAX], *out, *p, *q;
+	uint64_t ts;
+	size_t i, k;
+
+	*buf = NULL;
+	*len = 0;
+	/* Go 1.23/1.24 refuse a generation without events. */
+	if (!g->nevents)
+		return 0;
+	out = malloc(tw_gen_size_hint(g));
+	if (!out)
+		return -ENOMEM;
+	/*
+	 * Side batches carry the generation's first timestamp: 1.25+ parsers
+	 * take the smallest batch time as the time of the generation's Sync.
+	 */
+	ts = g->min_ts;
+	p = out;
+
+	/* runtime/tracetime.go traceFrequency: a lone EvFrequency. */
+	q = tmp;
+	*q++ = EV_FREQUENCY;
+	q = uvarint_put(q, g->freq);
+	p = put_batch_header(p, 0, g->gen, m, ts, (size_t)(q - tmp));
+	memcpy(p, tmp, (size_t)(q - tmp));
+	p += q - tmp;
+
+	/* runtime/traceallocfree.go traceSnapshotMemory: the info batch. */
+	q = tmp;
+	*q++ = ALLOC_FREE_INFO_BATCH;
+	q = uvarint_put(q, g->info.min_page_heap_addr);
+	q = uvarint_put(q, g->info.page_size);
+	q = uvarint_put(q, g->info.min_heap_align);
+	q = uvarint_put(q, g->info.fixed_stack);
+	p = put_batch_header(p, EXPERIMENT_ALLOC_FREE, g->gen, m, ts,
+			     (size_t)(q - tmp));
+	memcpy(p, tmp, (size_t)(q - tmp));
+	p += q - tmp;
+
+	p = put_type_batches(p, g, ts);
+
+	/* Each thread's batches, in time order as the parser expects. */
+	for (i = 0; i < g->nthreads; i++) {
+		const struct tw_thread *t = &g->threads[i];
+
+		for (k = 0; k < t->nbatches; k++) {
+			const struct tw_batch *b = &t->batches[k];
+
+			p = put_batch_header(p, 0, g->gen, t->id, b->base_ts,
+					     b->len);
+			memcpy(p, t->buf + b->off, b->len);
+			p += b->len;
+		}
+	}
+	*buf = out;
+	*len = (size_t)(p - out);
+	return 0;
+}

@@ -1,0 +1,502 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * alloc_stacks.c - BPF stack IDs to symbolized sidecar stacks.
+ *
+ * A stack is read from the map and symbolized once per (stack ID, return
+ * address) and process: the map never replaces an entry (no
+ * BPF_F_REUSE_STACKID), so an ID means the same PCs for the map's whole
+ * life.  A stack the map had no room for comes in the record, and is
+ * symbolized once per distinct PCs.  Per trace file, each symbolized
+ * stack is written to the sidecar once, at its first allocation there.
+ */
+#include "alloc_stacks.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "inspect/go_binary.h"
+#include "inspect/go_pclntab.h"
+#include "util/grow.h"
+#include "format/stack_sidecar.h"
+#include "traceaf_events.h"
+#include "util/u64_map.h"
+
+/* One symbolized stack: frames[first .. first + n). */
+struct resolved {
+	uint32_t first, n;
+};
+
+struct cache_ent {
+	int32_t stack_id;
+	uint64_t ret;
+	uint32_t res;
+};
+
+/* A stack the record carried: pcs_pool[off .. off + n). */
+struct pcs_ent {
+	size_t off;
+	uint32_t n, res;
+	uint64_t ret;
+};
+
+struct pending {
+	uint64_t id, ts;
+	uint32_t res;
+};
+
+struct alloc_stacks {
+	int map_fd;
+	const struct go_binary *bin;
+	const struct go_pclntab *tab;
+	uint64_t bias;
+	uint64_t gofunc;             /* moduledata.gofunc, 0: no inline tree */
+
+	struct stack_frame *frames;
+	size_t nframes, frames_cap;
+	struct resolved *res;
+	size_t nres, res_cap;
+	struct cache_ent *cache;
+	size_t ncache, cache_cap;
+	struct u64_map cache_index;  /* key_of(stack, ret) -> cache index + 1 */
+	struct pcs_ent *pcs_cache;   /* stacks that came in records */
+	size_t npcs_cache, pcs_cache_cap;
+	uint64_t *pcs_pool;
+	size_t npcs_pool, pcs_pool_cap;
+	struct u64_map pcs_index;    /* hash of PCs and ret -> index + 1 */
+
+	struct pending *pend;        /* the generation being built */
+	size_t npend, pend_cap;
+
+	struct stack_sidecar_writer *w;  /* the current trace file's */
+	char *file;
+	bool file_failed;            /* this file gets no sidecar */
+	uint64_t file_allocs;        /* allocations in w so far */
+	struct u64_map sid_of;       /* res + 1 -> its stack ID in w */
+
+	struct alloc_stacks_counts c;
+};
+
+static uint64_t key_of(int32_t stack_id, uint64_t ret)
+{
+	uint64_t k = ret * 0x9e3779b97f4a7c15ull ^ (uint32_t)stack_id;
+
+	return k ? k : 1;
+}
+
+static int read_gofunc(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct alloc_stacks *a = ctx;
+
+	return go_binary_read(a->bin, a->gofunc + off, buf, len);
+}
+
+int alloc_stacks_new(int map_fd, const struct go_binary *bin,
+		     uint64_t load_bias, struct alloc_stacks **out)
+{
+	struct alloc_stacks *a = calloc(1, sizeof(*a));
+
+	*out = NULL;
+	if (!a)
+		return -ENOMEM;
+	a->map_fd = map_fd;
+	a->bin = bin;
+	a->tab = go_binary_pclntab(bin);
+	if (go_binary_gofunc(bin, &a->gofunc))
+		a->gofunc = 0;	/* names without inlined calls */
+	a->bias = load_bias;
+	u64_map_init(&a->cache_index);
+	u64_map_init(&a->pcs_index);
+	u64_map_init(&a->sid_of);
+	*out = a;
+	return 0;
+}
+
+/*
+ * The runtime's allocator and what calls it on the user's behalf
+ * (newobject, makeslice, growslice, the maps of internal/runtime/maps):
+ * frames dropped from the inside of a stack.
+ */
+static bool is_runtime(const char *func)
+{
+	return !strncmp(func, "runtime.", 8) ||
+	       !strncmp(func, "internal/runtime/", 17) ||
+	       !strncmp(func, "runtime/internal/", 17);
+}
+
+/*
+ * The allocator proper: mallocgc and its size-specialized variants, and
+ * the entry points that only pass a request on.  In a stack entirely
+ * inside the runtime these are dropped, so the site is the runtime code
+ * that wanted the memory (procresize, malg...), as in Go's heap profile.
+ */
+static bool is_allocator(const char *func)
+{
+	static const char *const entries[] = {
+		"runtime.newobject", "runtime.newarray", "runtime.makeslice",
+		"runtime.makeslicecopy", "runtime.growslice",
+		"runtime.rawbyteslice", "runtime.rawstring",
+		"runtime.rawstringtmp", "runtime.rawruneslice",
+	};
+	size_t i;
+
+	if (!strncmp(func, "runtime.mallocgc", 16) ||
+	    !strncmp(func, "runtime.heapSetType", 19))
+		return true;
+	for (i = 0; i < sizeof(entries) / sizeof(entries[0]); i++)
+		if (!strcmp(func, entries[i]))
+			return true;
+	return false;
+}
+
+/* Inlined calls one PC expands to, at most. */
+#define MAX_SRC_FRAMES 16
+
+/*
+ * The source frames of PC (link address), innermost first, into OUT (room
+ * for MAX); returns how many.  Inlined calls get their own frames, all
+ * with PC.
+ */
+static size_t symbolize(struct alloc_stacks *a, uint64_t pc,
+			struct stack_frame *out, size_t max)
+{
+	struct go_src_frame src[MAX_SRC_FRAMES];
+	struct go_func fn;
+	int n, i;
+
+	if (!max)
+		return 0;
+	out[0].func = "?";
+	out[0].file = "?";
+	out[0].line = 0;
+	out[0].pc = pc;
+	if (!a->tab || go_pclntab_find_pc(a->tab, pc, &fn))
+		return 1;
+	n = go_pclntab_src_frames(a->tab, &fn, pc,
+				  a->gofunc ? read_gofunc : NULL, a,
+				  src, max < MAX_SRC_FRAMES ? max :
+				  MAX_SRC_FRAMES);
+	if (n <= 0)
+		return 1;
+	for (i = 0; i < n; i++) {
+		out[i].func = src[i].func;
+		out[i].file = src[i].file;
+		out[i].line = src[i].line;
+		out[i].pc = pc;
+	}
+	return (size_t)n;
+}
+
+/*
+ * Reads stack STACK_ID and symbolizes it.  PCs after the first are return
+ * addresses: their call instruction (PC - 1) is what is looked up and
+ * kept, as Go's tracebacks do.  Returns the resolved index or -errno.
+ */
+static int resolve_ips(struct alloc_stacks *a, const uint64_t *ips,
+		       size_t n, uint64_t ret)
+{
+	uint64_t pcs[TAF_STACK_DEPTH + 1];
+	struct stack_frame tmp[STACK_SIDECAR_MAX_FRAMES];
+	size_t np = 0, nf = 0, i, skip;
+	struct resolved *r;
+
+	if (n == 0)
+		return -ENOENT;
+	if (n > TAF_STACK_DEPTH)
+		n = TAF_STACK_DEPTH;
+	pcs[np++] = ips[0];
+	/* The walk skipped the probed function's caller: put it back. */
+	if (ret && (n < 2 || ips[1] != ret))
+		pcs[np++] = ret;
+	for (i = 1; i < n; i++)
+		pcs[np++] = ips[i];
+	/*
+	 * Deeper than the sidecar holds: the innermost frames are kept.  The
+	 * allocator's frames are dropped by physical frame (its code inlines
+	 * helpers of other packages, internal/abi...): up to the first whose
+	 * function is not the runtime's, and in that one the runtime calls
+	 * inlined into it.  A stack entirely inside the runtime (its own
+	 * goroutines) loses only the allocator's frames (is_allocator).
+	 */
+	skip = SIZE_MAX;
+	for (i = 0; i < np; i++) {
+		size_t first = nf;
+
+		nf += symbolize(a, pcs[i] - a->bias - (i ? 1 : 0), &tmp[nf],
+				STACK_SIDECAR_MAX_FRAMES - nf);
+		if (skip != SIZE_MAX || nf == first ||
+		    is_runtime(tmp[nf - 1].func))
+			continue;
+		for (skip = first; skip + 1 < nf &&
+				   is_runtime(tmp[skip].func); skip++)
+			;
+	}
+	if (skip == SIZE_MAX) {
+		/* Up to the last allocator frame before the first frame of
+		 * other runtime code; helpers of other packages inlined into
+		 * the allocator (internal/abi...) go with it. */
+		skip = 0;
+		for (i = 0; i + 1 < nf; i++) {
+			if (is_allocator(tmp[i].func))
+				skip = i + 1;
+			else if (!strncmp(tmp[i].func, "runtime.", 8))
+				break;
+		}
+	}
+	nf -= skip;
+	while (a->nframes + nf > a->frames_cap) {
+		if (!GROW(a->frames, a->frames_cap, a->frames_cap, 256))
+			return -ENOMEM;
+	}
+	if (!GROW(a->res, a->nres, a->res_cap, 64))
+		return -ENOMEM;
+	memcpy(&a->frames[a->nframes], &tmp[skip], nf * sizeof(*tmp));
+	r = &a->res[a->nres];
+	r->first = (uint32_t)a->nframes;
+	r->n = (uint32_t)nf;
+	a->nframes += nf;
+	return (int)a->nres++;
+}
+
+/* Stack STACK_ID of the map, symbolized: index or -errno. */
+static int resolve(struct alloc_stacks *a, int32_t stack_id, uint64_t ret)
+{
+	uint64_t ips[TAF_STACK_DEPTH];
+	uint32_t key = (uint32_t)stack_id;
+	size_t n = 0;
+
+	if (bpf_map_lookup_elem(a->map_fd, &key, ips))
+		return -errno;
+	while (n < TAF_STACK_DEPTH && ips[n])
+		n++;
+	return resolve_ips(a, ips, n, ret);
+}
+
+/*
+ * The resolved index of PCS (carried by the record), cached by content:
+ * the same stack keeps missing the map, so it comes again.
+ */
+static int lookup_pcs(struct alloc_stacks *a, const uint64_t *pcs,
+		      uint32_t n, uint64_t ret)
+{
+	uint64_t h = ret * 0x9e3779b97f4a7c15ull, v;
+	struct pcs_ent *e;
+	uint32_t i;
+	int res;
+
+	if (n > TAF_STACK_DEPTH)
+		n = TAF_STACK_DEPTH;
+	for (i = 0; i < n; i++)
+		h = (h ^ pcs[i]) * 0x100000001b3ull;
+	h |= 1;
+	if (u64_map_get(&a->pcs_index, h, &v)) {
+		e = &a->pcs_cache[v - 1];
+		if (e->n == n && e->ret == ret &&
+		    !memcmp(&a->pcs_pool[e->off], pcs, n * sizeof(*pcs)))
+			return (int)e->res;
+	}
+	res = resolve_ips(a, pcs, n, ret);
+	if (res < 0 || u64_map_get(&a->pcs_index, h, NULL))
+		return res;	/* a hash collision: resolved, not cached */
+	while (a->npcs_pool + n > a->pcs_pool_cap)
+		if (!GROW(a->pcs_pool, a->pcs_pool_cap, a->pcs_pool_cap, 1024))
+			return res;
+	if (!GROW(a->pcs_cache, a->npcs_cache, a->pcs_cache_cap, 64))
+		return res;
+	e = &a->pcs_cache[a->npcs_cache++];
+	e->off = a->npcs_pool;
+	e->n = n;
+	e->ret = ret;
+	e->res = (uint32_t)res;
+	memcpy(&a->pcs_pool[a->npcs_pool], pcs, n * sizeof(*pcs));
+	a->npcs_pool += n;
+	u64_map_put(&a->pcs_index, h, a->npcs_cache);
+	return res;
+}
+
+/* The resolved index of (STACK_ID, RET), cached, or -errno. */
+static int lookup(struct alloc_stacks *a, int32_t stack_id, uint64_t ret)
+{
+	uint64_t key = key_of(stack_id, ret), v;
+	struct cache_ent *e;
+	int res;
+
+	if (u64_map_get(&a->cache_index, key, &v)) {
+		e = &a->cache[v - 1];
+		if (e->stack_id == stack_id && e->ret == ret)
+			return (int)e->res;
+	}
+	res = resolve(a, stack_id, ret);
+	if (res < 0)
+		return res;
+	if (u64_map_get(&a->cache_index, key, NULL))
+		return res;	/* a key collision: resolved, not cached */
+	if (!GROW(a->cache, a->ncache, a->cache_cap, 64))
+		return res;
+	e = &a->cache[a->ncache++];
+	e->stack_id = stack_id;
+	e->ret = ret;
+	e->res = (uint32_t)res;
+	u64_map_put(&a->cache_index, key, a->ncache);
+	return res;
+}
+
+void alloc_stacks_note(struct alloc_stacks *a, uint64_t id, uint64_t ts,
+		       int32_t stack_id, const uint64_t *pcs, uint32_t npcs,
+		       uint64_t ret)
+{
+	struct pending *p;
+	int res;
+
+	if (npcs) {
+		a->c.inline_pcs++;
+		res = lookup_pcs(a, pcs, npcs, ret);
+	} else {
+		res = stack_id < 0 ? -ENOENT : lookup(a, stack_id, ret);
+	}
+	if (res < 0 || !GROW(a->pend, a->npend, a->pend_cap, 1024)) {
+		a->c.without_stack++;
+		return;
+	}
+	p = &a->pend[a->npend++];
+	p->id = id;
+	p->ts = ts;
+	p->res = (uint32_t)res;
+}
+
+void alloc_stacks_gen_dropped(struct alloc_stacks *a)
+{
+	a->c.lost += a->npend;
+	a->npend = 0;
+}
+
+/* The current file's sidecar is given up: what it held is lost. */
+static void sidecar_failed(struct alloc_stacks *a, int err)
+{
+	stack_sidecar_writer_discard(a->w);
+	a->w = NULL;
+	a->file_failed = true;
+	a->c.lost += a->file_allocs;
+	a->file_allocs = 0;
+	a->c.last_error = -err;
+}
+
+int alloc_stacks_close_file(struct alloc_stacks *a)
+{
+	int rc = 0;
+
+	if (a->w) {
+		rc = stack_sidecar_writer_close(a->w);
+		a->w = NULL;
+		if (rc) {
+			a->c.lost += a->file_allocs;
+			a->c.last_error = -rc;
+		} else {
+			a->c.with_stack += a->file_allocs;
+			a->c.sidecars++;
+		}
+	}
+	a->file_allocs = 0;
+	free(a->file);
+	a->file = NULL;
+	a->file_failed = false;
+	u64_map_free(&a->sid_of);
+	return rc;
+}
+
+/* Starts the sidecar of TRACE_NAME unless it is the current one. */
+static int switch_file(struct alloc_stacks *a, int dirfd,
+		       const char *trace_name)
+{
+	int rc;
+
+	if (a->file && !strcmp(a->file, trace_name))
+		return a->file_failed ? -EIO : 0;
+	alloc_stacks_close_file(a);
+	a->file = strdup(trace_name);
+	if (!a->file)
+		return -ENOMEM;
+	rc = stack_sidecar_writer_open_at(dirfd, trace_name, &a->w);
+	if (rc)
+		sidecar_failed(a, rc);
+	return rc;
+}
+
+/* The sidecar stack ID of resolved stack RES, written on first use. */
+static int sidecar_stack(struct alloc_stacks *a, uint32_t res, uint32_t *sid)
+{
+	const struct resolved *r = &a->res[res];
+	uint32_t ids[TAF_STACK_DEPTH + 1];
+	uint64_t v;
+	uint32_t i;
+	int rc;
+
+	if (u64_map_get(&a->sid_of, (uint64_t)res + 1, &v)) {
+		*sid = (uint32_t)v;
+		return 0;
+	}
+	for (i = 0; i < r->n; i++) {
+		rc = stack_sidecar_writer_add_frame(a->w,
+						    &a->frames[r->first + i],
+						    &ids[i]);
+		if (rc)
+			return rc;
+	}
+	rc = stack_sidecar_writer_add_stack(a->w, ids, r->n, sid);
+	if (rc)
+		return rc;
+	return u64_map_put(&a->sid_of, (uint64_t)res + 1, *sid);
+}
+
+int alloc_stacks_gen_written(struct alloc_stacks *a, int dirfd,
+			     const char *trace_name, uint64_t gen)
+{
+	size_t i = 0;
+	int rc;
+
+	rc = switch_file(a, dirfd, trace_name);
+	for (; rc == 0 && i < a->npend; i++) {
+		const struct pending *p = &a->pend[i];
+		uint32_t sid;
+
+		rc = sidecar_stack(a, p->res, &sid);
+		if (rc == 0)
+			rc = stack_sidecar_writer_add_alloc(a->w, gen, p->id,
+							    p->ts, sid);
+		if (rc == 0)
+			a->file_allocs++;
+	}
+	if (rc) {
+		/* The one that failed and those after it. */
+		a->c.lost += a->npend - (i ? i - 1 : 0);
+		if (a->w)
+			sidecar_failed(a, rc);
+	}
+	a->npend = 0;
+	return rc;
+}
+
+void alloc_stacks_get_counts(const struct alloc_stacks *a,
+			     struct alloc_stacks_counts *c)
+{
+	*c = a->c;
+}
+
+void alloc_stacks_free(struct alloc_stacks *a)
+{
+	if (!a)
+		return;
+	alloc_stacks_close_file(a);
+	free(a->frames);
+	free(a->res);
+	free(a->cache);
+	u64_map_free(&a->cache_index);
+	free(a->pcs_cache);
+	free(a->pcs_pool);
+	u64_map_free(&a->pcs_index);
+	free(a->pend);
+	free(a);
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * session.h - one traced process, from ring-buffer records to trace files.
+ *
+ * Owns: the mapping from runtime addresses to the experiment's IDs (the
+ * info batch), the type cache (type pointer -> name, size, ptrBytes, read
+ * once from the target), the shadow heap (what is live, so every file can
+ * start with "exists" events), the generation under construction and the
+ * file sink.  Records come in; whole generations go out.
+ */
+#ifndef SESSION_H
+#define SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attach/target.h"
+#include "format/trace_writer.h"
+#include "traceaf_events.h"
+#include "util/u64_map.h"
+
+struct alloc_stacks;
+struct go_binary;
+struct go_type_reader;
+struct shadow_heap;
+struct trace_sink;
+
+/*
+ * Trace timestamps are ticks of 64 ns (the frequency batch says 1e9/64 per
+ * second), the runtime's own unit on amd64 (runtime/tracetime.go:
+ * traceTimeDiv, cputicks/64): a thread's delta between two allocations
+ * (~1 us traced) then fits one varint byte instead of two.  The session
+ * keeps nanoseconds; ns / SESSION_TICK_NS is an event's trace timestamp
+ * (before the writer's clamping to non-decreasing per thread).
+ */
+#define SESSION_TICK_NS 64
+
+struct session_opts {
+	const char *dir;
+	uint64_t rotate_size;
+	unsigned keep_files;
+	unsigned sample;     /* --sample: keep 1 heap allocation in N (0, 1: all) */
+	bool stacks;         /* --stacks: sidecars from stack map stack_map_fd */
+	int stack_map_fd;
+};
+
+/* One cached type description; names live in a shared arena. */
+struct type_entry {
+	uint64_t addr;
+	uint64_t size;
+	uint64_t ptr_bytes;
+	uint32_t name_off;     /* into session.names */
+	uint32_t name_len;
+};
+
+struct session_counts {
+	uint64_t records[TAF_REC_KIND_MAX];  /* records received, per kind */
+	uint64_t before_start;               /* records older than the snapshot */
+	uint64_t after_stop;                 /* records newer than the stop */
+	uint64_t events;                     /* trace events written */
+	uint64_t exists_events;              /* of which snapshot ("exists") */
+	uint64_t generations;
+	uint64_t type_errors;                /* type pointers we couldn't read */
+	uint64_t tiny_merged;                /* tiny allocs sharing a live ID */
+	uint64_t lost_on_write;              /* events in generations not written */
+	uint64_t sweep_read_errors;          /* span bitmaps BPF couldn't read */
+	uint64_t written[TW_EV_COUNT];       /* events written, per trace event */
+	uint64_t sampled_out;                /* allocations --sample skipped */
+	/* --stacks: allocations written with a stack in a sidecar, without
+	 * one (unreadable), with one but not written. */
+	uint64_t stacks_with, stacks_without, stacks_lost;
+	uint64_t stacks_inline;  /* carried by the record: no room in the map */
+};
+
+struct session {
+	struct target target;
+	struct go_binary *bin;
+	struct go_type_reader *types;
+	uint64_t load_bias;
+	int go_minor;
+	struct tw_heap_info info;
+	bool info_ready;                 /* min_page_heap_addr known */
+	bool exists_pending;             /* rotated: exists before next event */
+
+	struct u64_map type_index;       /* type addr -> index + 1 in type_tab */
+	struct type_entry *type_tab;
+	size_t ntypes, type_cap;
+	char *names;
+	size_t names_len, names_cap;
+
+	struct shadow_heap *heap;
+	/*
+	 * Tiny blocks (16 B) whose upper 8-byte half holds an object: the
+	 * trace's heap IDs have 8-byte resolution, so such a block is two
+	 * IDs, and its free must release both.
+	 */
+	struct u64_map tiny_upper;
+
+	struct tw_gen *gen;              /* generation under construction */
+	uint64_t last_ts;                /* floor for the next generation */
+	uint64_t start_ts;               /* records before this are dropped */
+	uint64_t stop_ts;                /* and after this, when non-zero */
+	bool started;
+	struct trace_sink *sink;
+	bool sink_failed;
+	int sink_error;
+
+	unsigned sample;                 /* 1 heap allocation in N is kept */
+	struct alloc_stacks *stacks;     /* --stacks, else NULL */
+	/* The heap-alloc record being handled, when it carries a stack. */
+	const struct taf_rec_heap_alloc_stack *alloc_stack;
+	const struct taf_rec_heap_alloc_pcs *alloc_pcs;  /* ... with PCs */
+	struct session_counts counts;
+	uint64_t gen_events[TW_EV_COUNT];    /* in the generation being built */
+	uint64_t started_realtime;           /* seconds since the epoch */
+	/*
+	 * The process is gone; its files are closed once the ring buffer's
+	 * consumer has passed exit_ring_pos (ring_pos.h says why).
+	 */
+	bool exited;
+	uint64_t exit_ring_pos;
+	bool close_deferred;             /* records were still queued */
+	uint64_t records_when_deferred;  /* records seen at that moment */
+};
+
+/*
+ * Sets up tracing state for an opened target (the session takes ownership
+ * of it) and a binary (borrowed: it must outlive the session).  Reads the
+ * heap base from the target when it can; otherwise (the process is gone,
+ * or its heap does not exist yet) from the first record.  No generation
+ * exists until session_begin().
+ */
+int session_start(struct session *s, struct target *t, struct go_binary *bin,
+		  uint64_t load_bias, const struct session_opts *o, char *err,
+		  size_t errlen);
+
+/* Seeds the shadow heap with what exists when tracing begins. */
+int session_seed_span(struct session *s, uint64_t base, uint64_t npages,
+		      uint8_t alloc_type, uint8_t spanclass);
+int session_seed_object(struct session *s, uint64_t slot, uint64_t type_addr);
+int session_seed_stack(struct session *s, uint64_t lo, uint64_t hi);
+
+/*
+ * Starts the first generation at `ts` (CLOCK_MONOTONIC ns): it opens with
+ * exists events for what the shadow heap holds; records stamped earlier
+ * are dropped, the snapshot already describes their effect.
+ */
+int session_begin(struct session *s, uint64_t ts);
+
+/* Records stamped after `ts` are dropped from now on (tracing stops). */
+void session_stop(struct session *s, uint64_t ts);
+
+/* Feeds one ring-buffer record. */
+int session_record(struct session *s, const void *data, size_t len);
+
+/*
+ * Ends the current generation: encodes it and appends it to the current file
+ * (or a new one).  Empty generations are skipped.  Returns 0 or -errno of a
+ * failed write; after one, later generations are counted as lost.
+ */
+int session_cut(struct session *s);
+
+/*
+ * --stacks: completes the current trace file's sidecar and updates the
+ * stacks_* counts (after the last session_cut).
+ */
+void session_stacks_close(struct session *s);
+
+/* Cuts the last generation and closes everything. */
+void session_finish(struct session *s);
+
+/* Replay inconsistencies the shadow heap saw, and operations fed. */
+uint64_t session_inconsistent(const struct session *s);
+uint64_t session_heap_ops(const struct session *s);
+
+#endif /* SESSION_H */

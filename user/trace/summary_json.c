@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* summary_json.c - the per-process JSON sidecar. */
+#include "summary_json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inspect/go_binary.h"
+#include "trace/rec_names.h"
+#include "trace/session.h"
+#include "format/trace_sink.h"
+
+static const char *const event_names[TW_EV_COUNT] = {
+	"Span", "SpanAlloc", "SpanFree", "HeapObject", "HeapObjectAlloc",
+	"HeapObjectFree", "GoroutineStack", "GoroutineStackAlloc",
+	"GoroutineStackFree",
+};
+
+/* JSON string body: quotes, backslashes and control characters escaped. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+int summary_json_write(const struct session *s,
+		       const uint64_t bpf_stats[TAF_STAT_MAX],
+		       const char *reason)
+{
+	const struct go_build_info *bi = go_binary_build_info(s->bin);
+	struct trace_sink_stats ss;
+	char path[512], stamp[32];
+	time_t start = (time_t)s->started_realtime;
+	struct tm tm;
+	FILE *f;
+	int fd, k, rc = 0;
+
+	errno = 0;
+	gmtime_r(&start, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(path, sizeof(path), "%s-%d-%s.summary.json",
+		 s->target.comm, (int)s->target.pid, stamp);
+	/* Through the sink's directory: the same checked directory as the traces. */
+	fd = openat(trace_sink_dirfd(s->sink), path,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	trace_sink_get_stats(s->sink, &ss);
+
+	fprintf(f, "{\n  \"pid\": %d,\n  \"comm\": ", (int)s->target.pid);
+	json_str(f, s->target.comm);
+	fprintf(f, ",\n  \"go_version\": ");
+	json_str(f, bi->version);
+	fprintf(f, ",\n  \"started\": ");
+	json_str(f, stamp);
+	fprintf(f, ",\n  \"ended_because\": ");
+	json_str(f, reason);
+
+	fprintf(f, ",\n  \"records_received\": {");
+	for (k = 1; k < TAF_REC_KIND_MAX; k++)
+		fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
+			taf_rec_names[k].key, s->counts.records[k]);
+	fprintf(f, "},\n  \"records_dropped_ring_buffer_full\": {");
+	for (k = 1; k < TAF_REC_KIND_MAX; k++)
+		fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
+			taf_rec_names[k].key, bpf_stats[TAF_STAT_DROPPED_BASE + k]);
+	fprintf(f, "},\n  \"records_before_snapshot\": %" PRIu64,
+		s->counts.before_start);
+
+	fprintf(f, ",\n  \"events_written\": {");
+	for (k = 0; k < TW_EV_COUNT; k++)
+		fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "",
+			event_names[k], s->counts.written[k]);
+	fprintf(f, "},\n  \"events_written_total\": %" PRIu64,
+		s->counts.events);
+	fprintf(f, ",\n  \"events_lost_on_write\": %" PRIu64,
+		s->counts.lost_on_write);
+	fprintf(f, ",\n  \"write_error\": ");
+	json_str(f, s->sink_failed ? strerror(-s->sink_error) : "");
+	fprintf(f, ",\n  \"sample_rate\": %u", s->sample);
+	fprintf(f, ",\n  \"allocations_seen\": %" PRIu64,
+		s->counts.records[TAF_REC_HEAP_ALLOC]);
+	fprintf(f, ",\n  \"allocations_sampled_out\": %" PRIu64,
+		s->counts.sampled_out);
+	fprintf(f, ",\n  \"allocations_written\": %" PRIu64,
+		s->counts.written[TW_EV_HEAP_OBJECT_ALLOC - TW_EV_FIRST]);
+	fprintf(f, ",\n  \"tiny_allocations_merged\": %" PRIu64,
+		s->counts.tiny_merged);
+	fprintf(f, ",\n  \"shadow_heap_inconsistent\": %" PRIu64,
+		session_inconsistent(s));
+	fprintf(f, ",\n  \"shadow_heap_operations\": %" PRIu64,
+		session_heap_ops(s));
+	fprintf(f, ",\n  \"type_errors\": %" PRIu64, s->counts.type_errors);
+	fprintf(f, ",\n  \"generations\": %" PRIu64, s->counts.generations);
+	fprintf(f, ",\n  \"files_written\": %" PRIu64, ss.files_written);
+	fprintf(f, ",\n  \"bytes_written\": %" PRIu64, ss.bytes_written);
+	fprintf(f, ",\n  \"last_file\": ");
+	json_str(f, ss.current_path);
+	fprintf(f, "\n}\n");
+
+	if (fflush(f) != 0 || ferror(f))
+		rc = errno ? -errno : -EIO;
+	if (fclose(f) != 0 && rc == 0)
+		rc = -errno;
+	if (rc)
+		unlinkat(trace_sink_dirfd(s->sink), path, 0);
+	return rc;
+}
