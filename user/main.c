@@ -2,8 +2,9 @@
 /*
  * main.c - traceaf-bpf: trace every heap allocation and free of running Go
  * programs with eBPF and write them as Go execution traces (the runtime's
- * AllocFree experiment).  Parses the command line and hands over to the
- * tracer (tracer.h).
+ * AllocFree experiment).  Only dispatches: a subcommand from cmds[] when
+ * the first argument names one, else tracing (trace/tracer.h) with the
+ * options trace/cli.c parses.
  */
 #include <string.h>
 
@@ -11,16 +12,11 @@
 #include "analysis/report.h"
 #include "trace/tracer.h"
 
-int main(int argc, char **argv)
+/* Tracing: the default when no subcommand is named.  Needs root and BPF. */
+static int do_trace(int argc, char **argv)
 {
 	struct taf_options opt;
 	int rc;
-
-	/* The analysis subcommands read trace files; no BPF, no root. */
-	if (argc > 1 && !strcmp(argv[1], "report"))
-		return report_main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "pprof"))
-		return pprof_main(argc - 1, argv + 1);
 
 	switch (cli_parse(argc, argv, &opt)) {
 	case CLI_RUN:
@@ -35,4 +31,47 @@ int main(int argc, char **argv)
 	rc = tracer_run(&opt);
 	cli_free(&opt);
 	return rc;
+}
+
+/*
+ * The subcommands, each with its help beside it (bpftool's cmds[]).  The
+ * analysis ones read trace files: no BPF, no root.  Each gets argv from
+ * its own name on.
+ */
+static const struct cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	void (*help)(void);
+} cmds[] = {
+	{ "report", report_main, report_print_help },
+	{ "pprof", pprof_main, pprof_print_help },
+};
+
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+/* "help [CMD]": the help of CMD, or of tracing (the man page). */
+static int do_help(int argc, char **argv)
+{
+	size_t i;
+
+	for (i = 0; argc > 1 && i < NCMDS; i++) {
+		if (!strcmp(argv[1], cmds[i].name)) {
+			cmds[i].help();
+			return 0;
+		}
+	}
+	cli_print_help();
+	return argc > 1 ? 2 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc > 1 && !strcmp(argv[1], "help"))
+		return do_help(argc - 1, argv + 1);
+	for (i = 0; argc > 1 && i < NCMDS; i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].run(argc - 1, argv + 1);
+	return do_trace(argc, argv);
 }
