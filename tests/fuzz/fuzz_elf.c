@@ -16,6 +16,7 @@
 #include "inspect/disasm.h"
 #include "inspect/go_binary.h"
 #include "inspect/go_types.h"
+#include "inspect/runtime_globals.h"
 
 static const char *const probed[] = {
 	"runtime.mallocgc", "runtime.(*mheap).initSpan",
@@ -131,8 +132,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* Stripped: the globals are found in the code that uses them. */
 	if (!go_binary_has_symtab(bin)) {
-		(void)go_dwarf_var_addr(bin, "runtime.mheap_", &a);
-		(void)go_dwarf_var_addr(bin, "runtime.allgs", &a);
+		(void)go_runtime_global_addr(bin, "runtime.mheap_", &a);
+		(void)go_runtime_global_addr(bin, "runtime.allgs", &a);
 	}
 	go_binary_close(bin);
 	return 0;

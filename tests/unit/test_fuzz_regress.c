@@ -26,6 +26,7 @@
 #include "inspect/go_dwarf.h"
 #include "inspect/go_layout.h"
 #include "inspect/go_pclntab.h"
+#include "inspect/runtime_globals.h"
 #include "trace_decode.h"
 #include "format/trace_writer.h"
 
@@ -141,7 +142,7 @@ static void test_dwarf_without_any_names_is_indexed(void **state)
 	assert_int_equal(go_dwarf_member(bin, "runtime.mspan", "npages", &off,
 					 &sz), -ENOENT);
 	assert_int_equal(go_dwarf_type_size(bin, "main.Node", &sz), -ENOENT);
-	(void)go_dwarf_var_addr(bin, "runtime.mheap_", &addr);
+	(void)go_runtime_global_addr(bin, "runtime.mheap_", &addr);
 	go_binary_close(bin);
 }
 

@@ -26,6 +26,7 @@
 #include "gobin.h"
 #include "inspect/disasm.h"
 #include "inspect/go_binary.h"
+#include "inspect/runtime_globals.h"
 
 #define FIRST_MINOR 21
 #define LAST_MINOR 27
@@ -838,7 +839,7 @@ static void test_dwarf_var_addr_equals_symtab(void **state)
 		struct go_binary *b = open_bin(m, "");
 		uint64_t dw, sym;
 
-		assert_int_equal(go_dwarf_var_addr(b, "runtime.mheap_", &dw), 0);
+		assert_int_equal(go_runtime_global_addr(b, "runtime.mheap_", &dw), 0);
 		assert_int_equal(go_binary_find_symbol(b, "runtime.mheap_", &sym,
 						       NULL), 0);
 		assert_int_equal(dw, sym);
@@ -868,7 +869,7 @@ static void check_global_in_stripped_twins(const char *var)
 			a = open_bin(m, pie[k]);
 			b = open_bin(m, stripped);
 			assert_int_equal(go_binary_find_symbol(a, var, &sym, NULL), 0);
-			rc = go_dwarf_var_addr(b, var, &found);
+			rc = go_runtime_global_addr(b, var, &found);
 			if (rc || found != sym) {
 				print_message("go1.%d%s: %s: rc %d, found %#lx, symtab %#lx\n",
 					      m, stripped, var, rc,

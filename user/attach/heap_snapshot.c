@@ -20,6 +20,7 @@
 #include "inspect/go_binary.h"
 #include "inspect/go_layout.h"
 #include "inspect/go_sizeclasses.h"
+#include "inspect/runtime_globals.h"
 #include "attach/mem_batch.h"
 #include "attach/target.h"
 
@@ -65,13 +66,13 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 		return -ENOENT;
 	}
 	/* Both come from the code when the binary has no symbols. */
-	if (go_dwarf_var_addr(bin, "runtime.mheap_", &addr) != 0) {
+	if (go_runtime_global_addr(bin, "runtime.mheap_", &addr) != 0) {
 		snprintf(err, errlen, "runtime.mheap_ not found in the binary");
 		return -ENOENT;
 	}
 	sl->mheap = addr + bias;
 	/* Without it the snapshot still has spans and objects. */
-	if (go_dwarf_var_addr(bin, "runtime.allgs", &addr) == 0)
+	if (go_runtime_global_addr(bin, "runtime.allgs", &addr) == 0)
 		sl->allgs = addr + bias;
 	sl->headers = bi->major == 1 && bi->minor >= 22;
 	/*

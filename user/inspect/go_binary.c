@@ -64,6 +64,9 @@ struct go_binary {
 	uint64_t moduledata; /* 0: not found */
 
 	struct go_dwarf *dwarf; /* go_dwarf.c's lazy state */
+	/* runtime_globals.c's answers, see go_binary_memo_get. */
+	struct go_binary_memo memo[4];
+	size_t nmemo;
 };
 
 static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -869,6 +872,37 @@ int go_binary_gofunc(const struct go_binary *bin, uint64_t *addr)
 struct Elf *go_binary_elf(const struct go_binary *bin)
 {
 	return bin->elf;
+}
+
+bool go_binary_memo_get(const struct go_binary *bin, const char *key,
+			uint64_t *value, int *rc)
+{
+	size_t i;
+
+	for (i = 0; i < bin->nmemo; i++) {
+		if (!strcmp(bin->memo[i].key, key)) {
+			*value = bin->memo[i].value;
+			*rc = bin->memo[i].rc;
+			return true;
+		}
+	}
+	return false;
+}
+
+void go_binary_memo_put(const struct go_binary *bin, const char *key,
+			uint64_t value, int rc)
+{
+	/* A cache of facts of the file, which does not change. */
+	struct go_binary *b = (struct go_binary *)bin;
+	struct go_binary_memo *m;
+
+	if (b->nmemo >= sizeof(b->memo) / sizeof(b->memo[0]) ||
+	    strlen(key) >= sizeof(m->key))
+		return;
+	m = &b->memo[b->nmemo++];
+	snprintf(m->key, sizeof(m->key), "%s", key);
+	m->value = value;
+	m->rc = rc;
 }
 
 struct go_dwarf **go_binary_dwarf_slot(const struct go_binary *bin)

@@ -141,6 +141,22 @@ int go_binary_moduledata(const struct go_binary *bin, uint64_t *addr);
  */
 int go_binary_gofunc(const struct go_binary *bin, uint64_t *addr);
 
+/*
+ * A few answers derived from the file and dear to compute, remembered with
+ * it (runtime_globals.c: finding mheap_ in a stripped binary decodes every
+ * runtime function, ~40 ms, not to be repeated while a target is stopped
+ * for its snapshot).  get: false when key was never put.
+ */
+struct go_binary_memo {
+	char key[48];
+	uint64_t value;
+	int rc;
+};
+bool go_binary_memo_get(const struct go_binary *bin, const char *key,
+			uint64_t *value, int *rc);
+void go_binary_memo_put(const struct go_binary *bin, const char *key,
+			uint64_t value, int rc);
+
 /* For go_dwarf.c: the libelf handle, and the slot for its lazy state. */
 struct Elf *go_binary_elf(const struct go_binary *bin);
 struct go_dwarf;

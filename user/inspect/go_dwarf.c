@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inspect/disasm.h"
 #include "inspect/go_binary.h"
 #include "go_dwarf.h"
 
@@ -28,24 +27,11 @@ struct name_ent {
 	bool is_var;
 };
 
-/*
- * A global found in the code of a stripped binary. Finding mheap_ decodes
- * every runtime function (~40 ms): done once, not again while the target
- * is stopped for its snapshot.
- */
-struct code_var {
-	char name[48];
-	uint64_t addr;
-	int rc;
-};
-
 struct go_dwarf {
 	Dwarf *dw;
 	struct name_ent *ents;
 	size_t nents, cap;
 	int error;         /* -ENODATA once we know there is nothing */
-	struct code_var code_vars[4];
-	size_t ncode_vars;
 };
 
 static int cmp_ent(const void *a, const void *b)
@@ -308,62 +294,6 @@ int go_dwarf_type_size(const struct go_binary *bin, const char *type,
 	return die_size(&die, size);
 }
 
-/*
- * runtime.allgs in a stripped binary (runtime/proc.go, Go 1.21..1.27):
- * allgadd does `allgs = append(allgs, gp)`, touching all three words of
- * the slice header, and forEachG ranges over it, reading array and len.
- * The first names one candidate; the second must agree.
- */
-static int find_allgs(const struct go_binary *bin, uint64_t *addr)
-{
-	uint64_t a;
-
-	if (go_find_appended_slice_global(bin, "runtime.allgadd", &a) ||
-	    !go_func_accesses(bin, "runtime.forEachG", a) ||
-	    !go_func_accesses(bin, "runtime.forEachG", a + 8))
-		return -ENOENT;
-	*addr = a;
-	return 0;
-}
-
-/* The globals a stripped binary shows through its code, remembered. */
-static int var_from_code(const struct go_binary *bin, struct go_dwarf *g,
-			 const char *var, uint64_t *addr)
-{
-	struct code_var *c = NULL;
-	uint64_t a = 0;
-	size_t i;
-	int rc;
-
-	for (i = 0; g && i < g->ncode_vars; i++) {
-		if (strcmp(g->code_vars[i].name, var))
-			continue;
-		if (g->code_vars[i].rc == 0)
-			*addr = g->code_vars[i].addr;
-		return g->code_vars[i].rc;
-	}
-	/*
-	 * runtime.mheap_ is the receiver every caller of (*mheap).alloc
-	 * loads (runtime/malloc.go, mcache.go).
-	 */
-	if (!strcmp(var, "runtime.mheap_"))
-		rc = go_find_receiver_global(bin, "runtime.(*mheap).alloc", &a);
-	else if (!strcmp(var, "runtime.allgs"))
-		rc = find_allgs(bin, &a);
-	else
-		return -ENOENT;
-	if (g && g->ncode_vars < sizeof(g->code_vars) / sizeof(g->code_vars[0]) &&
-	    strlen(var) < sizeof(c->name)) {
-		c = &g->code_vars[g->ncode_vars++];
-		snprintf(c->name, sizeof(c->name), "%s", var);
-		c->addr = a;
-		c->rc = rc;
-	}
-	if (rc == 0)
-		*addr = a;
-	return rc;
-}
-
 int go_dwarf_var_addr(const struct go_binary *bin, const char *var,
 		      uint64_t *addr)
 {
@@ -380,9 +310,7 @@ int go_dwarf_var_addr(const struct go_binary *bin, const char *var,
 		*addr = ops[0].number;
 		return 0;
 	}
-	if (go_binary_find_symbol(bin, var, addr, NULL) == 0)
-		return 0;
-	return var_from_code(bin, g, var, addr);
+	return -ENOENT;
 }
 
 int go_dwarf_runtime_type_off(const struct go_binary *bin, const char *type,

@@ -43,10 +43,9 @@ int go_dwarf_type_size(const struct go_binary *bin, const char *type,
 
 /*
  * Link address of a package-level variable ("runtime.mheap_",
- * "runtime.firstmoduledata") from its DW_AT_location; falls back to .symtab
- * when DWARF lacks it or is absent, and for runtime.mheap_ and
- * runtime.allgs in a stripped binary to the code that uses them
- * (go_find_receiver_global, go_find_appended_slice_global, disasm.h).
+ * "runtime.firstmoduledata") from its DW_AT_location.  Most callers want
+ * go_runtime_global_addr (runtime_globals.h), which also looks in .symtab
+ * and, for a stripped binary, in the code.
  */
 int go_dwarf_var_addr(const struct go_binary *bin, const char *var,
 		      uint64_t *addr);

@@ -27,6 +27,7 @@
 #include "inspect/go_layout.h"
 #include "inspect/go_sizeclasses.h"
 #include "inspect/go_types.h"
+#include "inspect/runtime_globals.h"
 #include "util/grow.h"
 #include "trace/shadow_heap.h"
 #include "format/trace_sink.h"
@@ -50,7 +51,7 @@ static int read_min_page_heap_addr(struct session *s, uint64_t *out)
 	uint64_t mheap, ranges[2], base;
 	struct go_layout l;
 
-	if (go_dwarf_var_addr(s->bin, "runtime.mheap_", &mheap) == 0 &&
+	if (go_runtime_global_addr(s->bin, "runtime.mheap_", &mheap) == 0 &&
 	    go_layout_resolve(s->bin, &l, NULL, NULL) >= 0 &&
 	    go_field_present(&l.mheap_pages_inuse_ranges) &&
 	    go_field_present(&l.addr_range_base) &&

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * runtime_globals.c - where the runtime's package-level variables are
+ * (runtime.mheap_, runtime.allgs, ...), in one place: the DWARF location
+ * first, the .symtab second, and for a stripped binary (no DWARF, no
+ * symbols: -ldflags='-s -w') the code that uses them, decoded with
+ * disasm.h.  Before this module the code scan sat in disasm.c and its
+ * fallback in go_dwarf.c, which made the two include each other.
+ */
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime_globals.h"
+#include "inspect/disasm.h"
+#include "inspect/go_binary.h"
+#include "inspect/go_dwarf.h"
+
+/* --- globals seen through their callers --------------------------------- */
+
+struct receiver_scan {
+	const struct go_binary *bin;
+	uint64_t callee;
+	uint64_t found;
+	int agree, disagree;
+};
+
+/* LEAQ disp32(IP), AX: 48 8d 05 disp32. */
+static bool lea_rax_rip(const struct insn *in, uint64_t *addr)
+{
+	static const uint8_t b[] = { 0x48, 0x8d, 0x05 };
+	const uint8_t *d = in->bytes + 3;
+
+	if (in->len != 7 || memcmp(in->bytes, b, 3))
+		return false;
+	*addr = in->addr + in->len +
+		(int32_t)(d[0] | d[1] << 8 | d[2] << 16 | (uint32_t)d[3] << 24);
+	return true;
+}
+
+static int scan_receiver(const char *name, uint64_t entry, uint64_t size,
+			 void *arg)
+{
+	struct receiver_scan *rs = arg;
+	const uint8_t *code = go_binary_bytes(rs->bin, entry, size);
+	struct disasm d;
+	size_t i;
+
+	if (!code || disasm_function(code, size, entry, &d, NULL, 0))
+		return 0; /* capstone 4 lacks some AVX-512: not our callers */
+	for (i = 0; i < d.n_code; i++) {
+		size_t k;
+
+		if (d.insns[i].kind != INSN_CALL || d.insns[i].target != rs->callee)
+			continue;
+		/* Arguments are set up just before the call: look 8 back. */
+		for (k = i; k-- > 0 && i - k <= 8;) {
+			uint64_t a;
+
+			if (d.insns[k].kind == INSN_CALL)
+				break;
+			if (!lea_rax_rip(&d.insns[k], &a))
+				continue;
+			if (!rs->agree || a == rs->found) {
+				rs->found = a;
+				rs->agree++;
+			} else {
+				rs->disagree++;
+			}
+			break;
+		}
+	}
+	disasm_free(&d);
+	return 0;
+}
+
+int go_find_receiver_global(const struct go_binary *bin, const char *callee,
+			    uint64_t *addr)
+{
+	struct receiver_scan rs = { .bin = bin };
+	uint64_t size;
+
+	if (go_binary_find_func(bin, callee, &rs.callee, &size))
+		return -ENOENT;
+	go_binary_foreach_func(bin, "runtime.", scan_receiver, &rs);
+	if (!rs.agree || rs.disagree)
+		return -ENOENT;
+	*addr = rs.found;
+	return 0;
+}
+
+/* --- globals seen through RIP-relative operands -------------------------- */
+
+int go_func_rip_refs(const struct go_binary *bin, const char *func,
+		     struct go_rip_ref **refs, size_t *n)
+{
+	uint64_t entry, size, addr;
+	const uint8_t *code, *p;
+	struct go_rip_ref *out = NULL;
+	size_t left, cap = 0, k = 0;
+	cs_insn *ci = NULL;
+	csh cs;
+	int rc = 0;
+
+	*refs = NULL;
+	*n = 0;
+	if (go_binary_find_func(bin, func, &entry, &size))
+		return -ENOENT;
+	code = go_binary_bytes(bin, entry, size);
+	if (!code)
+		return -ENOENT;
+	/* Operand details are needed here only, so only here are they on. */
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return -ENOMEM;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	ci = cs_malloc(cs);
+	if (!ci) {
+		rc = -ENOMEM;
+		goto done;
+	}
+	p = code;
+	left = size;
+	addr = entry;
+	while (left > 0) {
+		const cs_x86 *x;
+		uint8_t i;
+
+		if (!cs_disasm_iter(cs, &p, &left, &addr, ci)) {
+			/* Trailing INT3 padding decodes; anything else is bad. */
+			rc = -EILSEQ;
+			goto done;
+		}
+		x = &ci->detail->x86;
+		for (i = 0; i < x->op_count; i++) {
+			const cs_x86_op *op = &x->operands[i];
+
+			if (op->type != X86_OP_MEM || op->mem.base != X86_REG_RIP ||
+			    op->mem.index != X86_REG_INVALID)
+				continue;
+			if (k == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				struct go_rip_ref *nr = realloc(out, nc * sizeof(*nr));
+
+				if (!nr) {
+					rc = -ENOMEM;
+					goto done;
+				}
+				out = nr;
+				cap = nc;
+			}
+			out[k].insn = ci->address;
+			out[k].target = ci->address + ci->size + op->mem.disp;
+			out[k].lea = ci->id == X86_INS_LEA;
+			k++;
+		}
+	}
+done:
+	if (ci)
+		cs_free(ci, 1);
+	cs_close(&cs);
+	if (rc) {
+		free(out);
+		return rc;
+	}
+	*refs = out;
+	*n = k;
+	return 0;
+}
+
+static bool accessed(const struct go_rip_ref *r, size_t n, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!r[i].lea && r[i].target == addr)
+			return true;
+	return false;
+}
+
+int go_find_appended_slice_global(const struct go_binary *bin,
+				  const char *func, uint64_t *addr)
+{
+	struct go_rip_ref *r;
+	size_t n, i;
+	uint64_t found = 0;
+	int candidates = 0;
+
+	if (go_func_rip_refs(bin, func, &r, &n))
+		return -ENOENT;
+	for (i = 0; i < n; i++) {
+		uint64_t a = r[i].target;
+
+		if (r[i].lea || !accessed(r, n, a + 8) || !accessed(r, n, a + 16))
+			continue;
+		if (!candidates)
+			found = a;
+		if (!candidates || a != found)
+			candidates++;
+	}
+	free(r);
+	if (candidates != 1)
+		return -ENOENT;
+	*addr = found;
+	return 0;
+}
+
+bool go_func_accesses(const struct go_binary *bin, const char *func,
+		      uint64_t addr)
+{
+	struct go_rip_ref *r;
+	size_t n;
+	bool yes;
+
+	if (go_func_rip_refs(bin, func, &r, &n))
+		return false;
+	yes = accessed(r, n, addr);
+	free(r);
+	return yes;
+}
+
+/*
+ * runtime.allgs in a stripped binary (runtime/proc.go, Go 1.21..1.27):
+ * allgadd does `allgs = append(allgs, gp)`, touching all three words of
+ * the slice header, and forEachG ranges over it, reading array and len.
+ * The first names one candidate; the second must agree.
+ */
+static int find_allgs(const struct go_binary *bin, uint64_t *addr)
+{
+	uint64_t a;
+
+	if (go_find_appended_slice_global(bin, "runtime.allgadd", &a) ||
+	    !go_func_accesses(bin, "runtime.forEachG", a) ||
+	    !go_func_accesses(bin, "runtime.forEachG", a + 8))
+		return -ENOENT;
+	*addr = a;
+	return 0;
+}
+
+/* The globals a stripped binary shows through its code, remembered with
+ * the binary (go_binary_memo_get): the scan is dear. */
+static int var_from_code(const struct go_binary *bin, const char *var,
+			 uint64_t *addr)
+{
+	uint64_t a = 0;
+	int rc;
+
+	if (go_binary_memo_get(bin, var, &a, &rc)) {
+		if (rc == 0)
+			*addr = a;
+		return rc;
+	}
+	/*
+	 * runtime.mheap_ is the receiver every caller of (*mheap).alloc
+	 * loads (runtime/malloc.go, mcache.go).
+	 */
+	if (!strcmp(var, "runtime.mheap_"))
+		rc = go_find_receiver_global(bin, "runtime.(*mheap).alloc", &a);
+	else if (!strcmp(var, "runtime.allgs"))
+		rc = find_allgs(bin, &a);
+	else
+		return -ENOENT;
+	go_binary_memo_put(bin, var, a, rc);
+	if (rc == 0)
+		*addr = a;
+	return rc;
+}
+
+int go_runtime_global_addr(const struct go_binary *bin, const char *var,
+			   uint64_t *addr)
+{
+	if (go_dwarf_var_addr(bin, var, addr) == 0)
+		return 0;
+	if (go_binary_find_symbol(bin, var, addr, NULL) == 0)
+		return 0;
+	return var_from_code(bin, var, addr);
+}
