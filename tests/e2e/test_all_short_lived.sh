@@ -4,4 +4,4 @@
 # (their files were closed at exit while their last records still waited
 # in the ring buffer behind another process's unfinished record).  Fixed
 # 2026-12-03 (README "Limits"), so a failure fails.
-exec "$(dirname "$0")/all_short_lived.sh"
+exec "$(dirname "$0")/lib/all_short_lived.sh"

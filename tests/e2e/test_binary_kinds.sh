@@ -9,7 +9,7 @@
 # Each: the tracer attaches to the running process, the process allocates
 # N main.Node, exits; every file validates with Go 1.23's and 1.27's
 # parsers and counts >= 99.9% of N.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 N=${N:-20000}
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"

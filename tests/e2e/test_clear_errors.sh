@@ -2,7 +2,7 @@
 # Bad input gives one clear line on stderr, a non-zero exit, and leaves no
 # BPF program loaded: a nonexistent PID, a process that is not Go, a run
 # without root, bad usage.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
 
 our_progs() {

@@ -23,7 +23,7 @@
 #    trace file;
 #  - missing: a path that does not exist, and a name not on PATH: one line,
 #    status 1; no CMD at all after "--": one line, status 2 (bad usage).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 N=${N:-20000}
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"

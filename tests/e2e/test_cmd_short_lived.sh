@@ -18,7 +18,7 @@
 # gets "cannot find the Go heap of PID N", no file, and the tracer still
 # exits 0 (the program's status).  1.21 stripped PIE with 1000 Nodes: 0/3
 # traced, 5000: 2/3; 1.23 with 10: 0/3; 1.27 with 10: 2/3.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 REPEAT=${REPEAT:-2}
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"

@@ -18,7 +18,7 @@
 # Env: N (default 20000), JOBS cells at a time (default 2: a cell is two
 # processes on a two-core VM), GO_VERSIONS (default: every installed
 # /usr/lib/go-1.NN from 1.21).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 N=${N:-20000}
 JOBS=${JOBS:-2}
 FLAVOURS=("" -stripped -pie -stripped-pie)

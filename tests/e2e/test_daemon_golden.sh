@@ -14,7 +14,7 @@
 # The type descriptors come from the Go 1.23 fullwork workload (built
 # -trimpath, so reproducible for one toolchain release): the golden file
 # names that release, and another release is reported as such.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 GOLDEN=$ROOT/tests/e2e/golden/daemon.sha256
 ALLOCS=600000

@@ -26,7 +26,7 @@
 # come from the runtime's own table (.gopclntab), not from .symtab.  While
 # attached, the target's code differs from its file in exactly one byte
 # per probe (an int3 each); after a refusal in none.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
 command -v perl >/dev/null && command -v readelf >/dev/null || fail "needs perl and readelf"
 ORIG=$(workload knownalloc 1.27) || exit 1

@@ -21,7 +21,7 @@
 #    valid with Go 1.23's and Go 1.27's tracecheck (a failed write is cut
 #    back to the last whole generation; no header-only file is left).
 # The tmpfs is unmounted on exit, whatever happens.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 N=${N:-400000}
 WANT_EXIT=${WANT_EXIT:-}
 

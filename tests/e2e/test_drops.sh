@@ -22,7 +22,7 @@
 # 133k-166k HeapObjectAlloc, 23k-29k HeapObjectFree, 7k-8k SpanAlloc and
 # SpanFree, ~3.7k GoroutineStackAlloc and Free; received + dropped =
 # 234472 vs mallocs 234416 (+56: signal handling and fmt outside the window).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 export BUILD
 VER=${VER:-1.27}
 SCALE=${SCALE:-0.05}

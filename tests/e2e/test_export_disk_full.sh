@@ -3,18 +3,18 @@
 # write through pprof_write and report_html_write, which must fail with
 # ENOSPC and leave what was at the path before, and no temporary file.
 #
-# On a 64 KiB tmpfs, tests/e2e/export_disk_full.c first writes a small
+# On a 64 KiB tmpfs, tests/e2e/lib/export_disk_full.c first writes a small
 # profile and page (they fit), then big ones (several hundred KiB each).
 # Checked: the big writes say ENOSPC, the small files are unchanged, the
 # directory holds nothing else, and the space is free again.
 # The tmpfs is unmounted on exit, whatever happens.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 cd "$ROOT" || fail "cannot cd to $ROOT"
 
 [ -f "$BUILD/gen/profile.pb-c.c" ] ||
 	fail "no $BUILD/gen/profile.pb-c.c (run make BUILD=$BUILD)"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -Iinclude -Iuser -I"$BUILD" tests/e2e/export_disk_full.c \
+	-D_GNU_SOURCE -Iinclude -Iuser -I"$BUILD" tests/e2e/lib/export_disk_full.c \
 	user/analysis/pprof_write.c user/analysis/report_html.c user/util/atomic_file.c \
 	"$BUILD/gen/profile.pb-c.c" -lprotobuf-c -lz -lm \
 	-o "$TMP/export_disk_full" || fail "cannot build export_disk_full"

@@ -1,4 +1,4 @@
 #!/bin/bash
 # All nine AllocFree events of fullwork built by Go 1.23: our trace
 # against the runtime's own; see full_experiment.sh for the checks.
-exec "$(dirname "$0")/full_experiment.sh" 1.23
+exec "$(dirname "$0")/lib/full_experiment.sh" 1.23

@@ -15,7 +15,7 @@
 # started later is traced, with >= 99.9% of N.  SIGINT: exit status 0,
 # and the summary counts the records of the two reported processes (their
 # executable is probed) as discarded: at least 2 N, never silently.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 N=${N:-20000}
 VER=${VER:-1.23}
 

@@ -22,7 +22,7 @@
 # file, and leave the target as it was: its code identical to its file
 # (no int3 left), and it then does its work and exits 0.  Control: root
 # without CAP_SYS_ADMIN only (CAP_BPF + CAP_PERFMON suffice) traces it.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
 for tool in strace capsh unshare; do
 	command -v $tool >/dev/null || fail "needs $tool"

@@ -21,7 +21,7 @@
 #                 exec it (ENOEXEC), so no such process can exist on an
 #                 amd64 host; checked here only as that, the file itself is
 #                 refused in test_go_binary (test_open_rejects_an_arm64_elf)
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
 for tool in strace cc objcopy readelf; do
 	command -v $tool >/dev/null || fail "needs $tool"
@@ -149,7 +149,7 @@ refuse no_runtime "$GPID" "is not a Go program we can trace: .*names no runtime\
 finish_go no_runtime
 
 # --- a damaged function table: held at exec -----------------------------
-cc -O1 -o "$TMP/exec_stopped" "$ROOT/tests/e2e/exec_stopped.c" ||
+cc -O1 -o "$TMP/exec_stopped" "$ROOT/tests/e2e/lib/exec_stopped.c" ||
 	fail "cannot build exec_stopped"
 ORIG=$(workload knownalloc 1.23 -stripped) || exit 1
 cp "$ORIG" "$TMP/ka-badpcln"

@@ -22,7 +22,7 @@
 #    each new file starting with "exists" events for all that is live) is
 #    one timeline: per type allocs are the sums of the files' .expect
 #    lines, no "exists" counted again, no event out of place.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 N=${N:-20000}
 ARGS=(-n "$N" -steps 24 -step 50ms -churn 3000)
 GO=/usr/lib/go-1.27/bin/go
@@ -132,7 +132,7 @@ python3 -c "import json,sys; t={x['name']:x for x in json.load(open(sys.argv[1])
 
 # 4. Rotation: several files, one process, nothing counted twice.
 ${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/gen_sample_trace.c" \
+	-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/lib/gen_sample_trace.c" \
 	"$ROOT/user/format/trace_writer.c" "$ROOT/user/format/trace_sink.c" \
 	"$ROOT/user/util/u64_map.c" -o "$TMP/gen" || fail "cannot build gen_sample_trace"
 mkdir "$TMP/sample"

@@ -1,11 +1,11 @@
 #!/bin/bash
 # The heap-over-time page (report_html_write), rendered by headless
 # Chromium and looked at by a program: a synthetic picture of three types
-# (tests/e2e/html_picture.c: one leaking, one churning, one level) must
+# (tests/e2e/lib/html_picture.c: one leaking, one churning, one level) must
 # show each type's legend colour in the chart, the leaking type's line
 # rising from left to right and the level one staying level.  The page
 # must also be self-contained: no script and nothing fetched.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 cd "$ROOT" || fail "cannot cd to $ROOT"
 
 GO=/usr/lib/go-1.27/bin/go
@@ -14,7 +14,7 @@ command -v "$CHROMIUM" >/dev/null || fail "no $CHROMIUM (run make deps)"
 [ -x "$GO" ] || fail "no Go 1.27 at $GO (run make deps)"
 
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -Iinclude -Iuser tests/e2e/html_picture.c user/analysis/report_html.c \
+	-D_GNU_SOURCE -Iinclude -Iuser tests/e2e/lib/html_picture.c user/analysis/report_html.c \
 	user/util/atomic_file.c -lm -o "$TMP/html_picture" ||
 	fail "cannot build html_picture"
 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOCACHE="$BUILD/go-cache" \

@@ -21,7 +21,7 @@
 # (a 200 ms generation can exceed 256K: 1-6 generations per file), the last
 # written at exit; worst per-file replay heap 3/122184, span and stack 0.
 # Run 2: SEQ 11-13 or 12-14 of 13-14 kept.  ~30 s.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 export BUILD
 SCALE=${SCALE:-0.3}
 

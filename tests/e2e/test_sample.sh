@@ -19,7 +19,7 @@
 #    = seen - sampled_out - tiny merges (tiny merges are 0 here), and the
 #    exit summary says how many were kept.
 # Observed (2026-12-02, this VM): ~20000 of 200000, 0 unknown frees.  ~5 s.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 N=${N:-200000}
 RATE=10
 

@@ -25,7 +25,7 @@
 # whole detach and holds allocations recorded by the still-attached alloc
 # probes but no frees (the sweep probe is detached earlier); e.g. the last
 # of 9 generations covered 5.3 s with 171487 HeapObjectAlloc, 0 frees.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 export BUILD
 VER=${VER:-1.27}
 SCALE=${SCALE:-3}

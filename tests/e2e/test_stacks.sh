@@ -6,11 +6,11 @@
 # before the Nodes) and have a complete sidecar (no temporary left), and
 # >= 99% of the Node allocations must have a stack whose innermost frame is
 # main.newNode in main.go at the line marked "stacks-e2e" in the source
-# (tests/e2e/stacks_check.c reads traces and sidecars back).  Then the
+# (tests/e2e/lib/stacks_check.c reads traces and sidecars back).  Then the
 # tracer is stopped by SIGTERM with --rotate-files 2: two files, two
 # complete sidecars, main.Warm's stacks at main.newWarm.  Last, an
 # allocation made inside inlined calls (tests/go/inlinecheck).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 N=${N:-50000}
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
@@ -20,7 +20,7 @@ LINE=$(grep -n 'stacks-e2e: newNode' "$ROOT/tests/go/knownalloc/main.go" | cut -
 [ -n "$LINE" ] || fail "no stacks-e2e marker in tests/go/knownalloc/main.go"
 
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/stacks_check.c" \
+	-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/lib/stacks_check.c" \
 	"$ROOT/user/format/stack_sidecar.c" "$ROOT/user/format/trace_reader.c" \
 	"$ROOT/user/util/u64_map.c" -o "$TMP/stacks_check" ||
 	fail "cannot build stacks_check"

@@ -15,7 +15,7 @@
 # site (an RCU grace period each), so Go 1.27's 56 sites took 6-23 s and
 # this test failed; uprobe_multi links (one per BPF program) brought it
 # to well under a second.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 export BUILD
 SCALE=${SCALE:-0.5}
 MID=${MID:-0.4}

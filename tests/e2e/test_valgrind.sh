@@ -9,7 +9,7 @@
 # program creation) and warns about the ones it does not (uprobe_multi
 # links, pidfd_open: unchecked, not failed); libbpf's partly filled attr
 # unions are suppressed (valgrind.supp).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 N=${N:-20000}
 command -v valgrind >/dev/null || fail "valgrind not installed"
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
@@ -17,7 +17,7 @@ BIN=$(workload knownalloc 1.27) || exit 1
 
 VG=(valgrind --leak-check=full --show-leak-kinds=definite,indirect
     --errors-for-leak-kinds=definite,indirect --error-exitcode=99
-    --track-origins=yes --suppressions="$ROOT/tests/e2e/valgrind.supp")
+    --track-origins=yes --suppressions="$ROOT/tests/e2e/lib/valgrind.supp")
 
 # run NAME how: traces one workload; how = exit | sigint
 run() {

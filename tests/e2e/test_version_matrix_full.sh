@@ -9,7 +9,7 @@
 # each file below 0.1% inconsistent per ID family.  (The comparison with
 # the runtime's own traces, where it has them (1.23+), is in
 # test_full_experiment_go1*.sh.)
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib/lib.sh"
 SCALE=${SCALE:-0.05}
 VERSIONS=${VERSIONS:-"1.21 1.22 1.23 1.24 1.25 1.26 1.27"}
 

@@ -42,7 +42,7 @@
 # before/during/after) and "PASS ..." or "FAIL ...: why"; exit 0 / 1.
 # Run it alone: a tracer with --all running at the same time would probe
 # churn too, and its probes would count as left behind.
-source "$(cd "$(dirname "$0")/../e2e" && pwd)/lib.sh"
+source "$(cd "$(dirname "$0")/../e2e/lib" && pwd)/lib.sh"
 VER=${VER:-1.27}
 CYCLES=${CYCLES:-1000}
 KILLS=${KILLS:-5}

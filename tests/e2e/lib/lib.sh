@@ -1,7 +1,7 @@
 # Shared helpers for end-to-end tests.  Source it; it sets ROOT, BUILD, TMP.
 # Every test prints "PASS name" or "FAIL name: reason" and exits 0 / 1.
 set -u
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 TRACER=$BUILD/traceaf-bpf

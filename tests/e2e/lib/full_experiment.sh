@@ -85,7 +85,7 @@ TC127=$(tracecheck 1.27) || exit 1
 TCV=$(tracecheck "$VER") || exit 1
 
 # ---- A: the native reference
-FULLWORK_ARGS="-scale $SCALE" "$ROOT/tests/e2e/native_reference.sh" "$VER" "$TMP/native" \
+FULLWORK_ARGS="-scale $SCALE" "$ROOT/tests/e2e/lib/native_reference.sh" "$VER" "$TMP/native" \
 	>"$TMP/native.out" 2>&1 || fail "native reference: $(tail -n 3 "$TMP/native.out")"
 NC=$TMP/native/native.counts
 
@@ -123,7 +123,7 @@ run_traced() {
 		r=$(replay_check "$d/check/$(basename "$f").tc127" 0.1) ||
 			fail "replay of $(basename "$f"):$r (alloc_of_live + free_of_unknown / events, want < 0.1%)"
 	done
-	"$ROOT/tests/e2e/sum_counts.sh" -w "$d/work.log" "$d"/check/*.tc127 >"$d/ours.counts" ||
+	"$ROOT/tests/e2e/lib/sum_counts.sh" -w "$d/work.log" "$d"/check/*.tc127 >"$d/ours.counts" ||
 		fail "sum_counts.sh failed"
 }
 

@@ -13,8 +13,8 @@
 #   native.log         the workload's output ("ready PID", "done k=v ...")
 #   native.counts      the counts file, made by sum_counts.sh -w native.log
 # Compare our tracer's output with it:
-#   tests/e2e/sum_counts.sh -c "$(tracecheck 1.27)" -w work.log out/*.trace > ours.counts
-#   tests/e2e/compare_counts.sh OUTDIR/native.counts ours.counts 1 [KEY-PATTERN...]
+#   tests/e2e/lib/sum_counts.sh -c "$(tracecheck 1.27)" -w work.log out/*.trace > ours.counts
+#   tests/e2e/lib/compare_counts.sh OUTDIR/native.counts ours.counts 1 [KEY-PATTERN...]
 # Env: FULLWORK_ARGS (default empty, e.g. "-scale 0.1"): extra workload
 # flags; run the traced workload with the same ones.  FLAVOUR: "", -pie, ...
 #
@@ -163,7 +163,7 @@ grep -q '^done ' "$OUTDIR/native.log" || fail "no done line: $(cat "$OUTDIR/nati
 [ "$(kv "$OUTDIR/native.tracecheck" valid)" = 1 ] ||
 	fail "tracecheck-go$VER rejects the native trace: $(grep -m1 '^error' "$OUTDIR/native.tracecheck")"
 
-"$ROOT/tests/e2e/sum_counts.sh" -w "$OUTDIR/native.log" \
+"$ROOT/tests/e2e/lib/sum_counts.sh" -w "$OUTDIR/native.log" \
 	-l "native reference: fullwork${FULLWORK_ARGS:+ $FULLWORK_ARGS}, Go $VER${FLAVOUR:-}, GODEBUG=traceallocfree=1, $(date -u +%FT%TZ)" \
 	"$OUTDIR/native.tracecheck" >"$OUTDIR/native.counts.tmp" ||
 	fail "sum_counts.sh failed"
