@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * alloc_sites_callers.c - callers for the allocation-site analysis
+ * (alloc_sites.h): every call of the producers (a byte scan confirmed by
+ * decoding the caller, plus the dispatchers' indirect calls) and the size
+ * and type there (as_find_callers). Split from alloc_sites.c so the caller
+ * scan sits apart from the producer analysis; shared types are in
+ * alloc_sites_impl.h.
+ */
+#include "inspect/alloc_sites_impl.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inspect/disasm.h"
+#include "inspect/go_binary.h"
+#include "inspect/go_pclntab.h"
+
+/* --- callers ------------------------------------------------------------ */
+
+/* The one instruction control can come to i from, or SIZE_MAX. */
+static size_t unique_pred(const struct fn *f, size_t i)
+{
+	size_t k;
+
+	if (i <= f->entry_idx || f->npred[i] != 1)
+		return SIZE_MAX;
+	if (f->succ[i - 1][0] == (int)i || f->succ[i - 1][1] == (int)i)
+		return i - 1;
+	for (k = 0; k < f->n; k++)
+		if (f->succ[k][0] == (int)i || f->succ[k][1] == (int)i)
+			return f->reach[k] ? k : SIZE_MAX;
+	return SIZE_MAX;
+}
+
+/*
+ * The constant register `reg` holds at instruction c, if every way to c
+ * passes one straight-line chain that sets it: LEAQ sym(IP), MOVL $imm,
+ * XORL. Functions with jump tables are not trusted (a table could jump
+ * into the chain).
+ */
+static bool const_at(const struct fn *f, size_t c, int reg, uint64_t *val)
+{
+	size_t i = c;
+
+	if (f->indirect_jump)
+		return false;
+	while ((i = unique_pred(f, i)) != SIZE_MAX) {
+		const struct isem *s = &f->sem[i];
+
+		if (s->const_regs >> reg & 1) {
+			*val = s->const_val;
+			return true;
+		}
+		if (s->wregs >> reg & 1 || s->dreg == reg)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * The emulated instructions from which every way to c goes straight to c
+ * without writing AX or BX (a probe there sees the call's arguments),
+ * latest first: c itself when it is an emulated (direct) call.
+ */
+#define MAX_CHAIN 16
+
+static size_t pre_chain(const struct fn *f, size_t c, size_t *chain)
+{
+	size_t i = c, n = 0;
+
+	if (f->d.insns[c].cost == UPROBE_EMULATED)
+		chain[n++] = c;
+	if (f->indirect_jump)
+		return n;
+	while (n < MAX_CHAIN && (i = unique_pred(f, i)) != SIZE_MAX) {
+		const struct isem *s = &f->sem[i];
+
+		if (s->is_call || (s->wregs & ((1u << TAF_REG_AX) | (1u << TAF_REG_BX))) ||
+		    s->dreg == TAF_REG_AX || s->dreg == TAF_REG_BX)
+			break;
+		if (f->d.insns[i].cost == UPROBE_EMULATED)
+			chain[n++] = i;
+	}
+	return n;
+}
+
+/* The caller's own argument `reg` still in a slot that outlives call c. */
+static bool caller_slot(const struct fn *f, const int32_t *in, size_t c,
+			int reg, int32_t *off)
+{
+	const int32_t *st = in + c * (size_t)f->nl;
+	int64_t args = f->sem[c].call_args;
+	int i;
+
+	if (st[reg] != 0)
+		return false;     /* the argument passed is not the caller's */
+	if (args < 0)
+		return false;
+	for (i = 0; i < f->nslots; i++) {
+		int64_t e = f->slot_off[i];
+
+		if (st[NREGS + i] != 0 || e < f->sp[c] + args)
+			continue;
+		*off = (int32_t)(e - f->sp[c]);
+		return true;
+	}
+	return false;
+}
+
+struct callers_ctx {
+	const struct as_env *env;
+	const uint64_t *targets;
+	size_t ntargets;
+	const char *const *dispatchers;
+	size_t ndispatchers;
+	struct as_caller *v;
+	size_t n, cap;
+	int err;
+};
+
+bool byte_scan(const uint8_t *code, uint64_t entry, uint64_t size,
+	       const uint64_t *targets, size_t ntargets)
+{
+	uint64_t k;
+
+	for (k = 0; k + 5 <= size; k++) {
+		int32_t rel;
+
+		if (code[k] != 0xe8)
+			continue;
+		rel = (int32_t)(code[k + 1] | code[k + 2] << 8 | code[k + 3] << 16 |
+				(uint32_t)code[k + 4] << 24);
+		if (in_list(targets, ntargets, entry + k + 5 + (int64_t)rel))
+			return true;
+	}
+	return false;
+}
+
+static int callers_cb(const char *name, uint64_t entry, uint64_t size, void *arg)
+{
+	struct callers_ctx *c = arg;
+	const uint8_t *code = go_binary_bytes(c->env->bin, entry, size);
+	bool dispatcher = false;
+	int32_t *fs = NULL, *ft = NULL;
+	struct {
+		size_t caller, n, pick;
+		size_t chain[MAX_CHAIN];
+	} pend[64];
+	size_t npend = 0;
+	bool writes_r14 = false;
+	struct fn f;
+	size_t i, k;
+	int rc;
+
+	for (k = 0; k < c->ndispatchers; k++)
+		dispatcher |= !strcmp(name, c->dispatchers[k]);
+	if (!code || (!dispatcher && !byte_scan(code, entry, size, c->targets, c->ntargets)))
+		return 0;
+	rc = fn_load(&f, c->env, entry, size);
+	if (rc && rc != -EINVAL)
+		goto out;
+	if (rc == -EINVAL && !f.cfg_ok) {
+		/* Undecodable: its calls cannot be described (they become
+		 * records without a type at run time); skip. */
+		rc = 0;
+		goto out;
+	}
+	rc = 0;
+	if (f.sp_ok && !f.indirect_jump) {
+		fs = malloc(sizeof(int32_t) * f.n * (size_t)f.nl + 1);
+		ft = malloc(sizeof(int32_t) * f.n * (size_t)f.nl + 1);
+		if (!fs || !ft) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		forward(&f, TAF_REG_AX, fs);
+		forward(&f, TAF_REG_BX, ft);
+	}
+	for (i = 0; i < f.n; i++)
+		if (f.reach[i] && !f.sem[i].is_call && !loads_g(&f.d.insns[i]) &&
+		    (f.sem[i].wregs >> TAF_REG_R14 & 1))
+			writes_r14 = true;
+	for (i = 0; i < f.n; i++) {
+		const struct insn *in = &f.d.insns[i];
+		struct as_caller *a;
+		uint64_t v;
+
+		if (!f.reach[i])
+			continue;
+		if (!(in->kind == INSN_CALL && in_list(c->targets, c->ntargets, in->target)) &&
+		    !(in->kind == INSN_CALL_IND && dispatcher))
+			continue;
+		if (c->n == c->cap) {
+			size_t cap = c->cap ? c->cap * 2 : 64;
+			struct as_caller *nv = realloc(c->v, cap * sizeof(*nv));
+
+			if (!nv) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			c->v = nv;
+			c->cap = cap;
+		}
+		a = &c->v[c->n++];
+		memset(a, 0, sizeof(*a));
+		a->call = in->addr;
+		a->ret = in->addr + in->len;
+		a->callee = in->kind == INSN_CALL ? in->target : 0;
+		snprintf(a->func, sizeof(a->func), "%s", name);
+		if (const_at(&f, i, TAF_REG_AX, &v)) {
+			a->size.kind = TAF_CVAL_CONST;
+			a->size.val = v;
+		} else if (fs && caller_slot(&f, fs, i, TAF_REG_AX, &a->size.off)) {
+			a->size.kind = TAF_CVAL_STACK;
+		}
+		if (const_at(&f, i, TAF_REG_BX, &v)) {
+			a->type.kind = TAF_CVAL_CONST;
+			a->type.val = v;
+		} else if (ft && caller_slot(&f, ft, i, TAF_REG_BX, &a->type.off)) {
+			a->type.kind = TAF_CVAL_STACK;
+		}
+		if (a->size.kind && a->type.kind)
+			continue;
+		/* ALLOC_ARGS keys its record by R14 (g), which ABIInternal code
+		 * never writes; code that does gets no such probe. */
+		if (writes_r14)
+			continue;
+		if (npend < sizeof(pend) / sizeof(pend[0])) {
+			pend[npend].caller = c->n - 1;
+			pend[npend].n = pre_chain(&f, i, pend[npend].chain);
+			npend++;
+		}
+	}
+	/*
+	 * ALLOC_ARGS probes: each call takes the latest instruction of its
+	 * chain, unless an instruction chosen for another call lies on its
+	 * chain (it fires on this call's way anyway: mallocgc's noscan and
+	 * tiny dispatch share the Jcc before them); then the earliest such.
+	 */
+	for (i = 0; i < npend; i++)
+		pend[i].pick = pend[i].n ? pend[i].chain[0] : SIZE_MAX;
+	for (i = 0; i < npend; i++) {
+		size_t k, m;
+
+		for (m = pend[i].n; m-- > 0;) {
+			bool chosen = false;
+
+			for (k = 0; k < npend && !chosen; k++)
+				chosen = pend[k].pick == pend[i].chain[m];
+			if (chosen) {
+				pend[i].pick = pend[i].chain[m];
+				break;
+			}
+		}
+	}
+	for (i = 0; i < npend; i++) {
+		struct as_caller *a = &c->v[pend[i].caller];
+
+		if (pend[i].pick == SIZE_MAX)
+			continue;     /* unknown at run time: flagged records */
+		a->pre = f.d.insns[pend[i].pick].addr;
+		a->pre_emulated = true;
+		if (!a->size.kind)
+			a->size.kind = TAF_CVAL_PENDING;
+		if (!a->type.kind)
+			a->type.kind = TAF_CVAL_PENDING;
+	}
+out:
+	free(fs);
+	free(ft);
+	fn_free(&f);
+	if (rc)
+		c->err = rc;
+	return rc;
+}
+
+int as_find_callers(const struct as_env *env, const uint64_t *targets,
+		    size_t ntargets, const char *const *dispatchers,
+		    size_t ndispatchers, struct as_caller **out, size_t *n)
+{
+	struct callers_ctx c = { .env = env, .targets = targets,
+				 .ntargets = ntargets, .dispatchers = dispatchers,
+				 .ndispatchers = ndispatchers };
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = go_binary_foreach_func(env->bin, "", callers_cb, &c);
+	if (rc || c.err) {
+		free(c.v);
+		return c.err ? c.err : rc;
+	}
+	*out = c.v;
+	*n = c.n;
+	return 0;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * alloc_sites_impl.h - PRIVATE to the alloc_sites_*.c files (and
+ * alloc_sites.c); nothing else may include it. The public interface is
+ * alloc_sites.h.
+ *
+ * Holds what the parts of the allocation-site analysis share: the location
+ * encoding, the per-instruction facts (struct isem), the per-function state
+ * (struct fn) and the prototypes of the functions one part calls in
+ * another. The parts:
+ *  - alloc_sites_x86.c        registers and instruction facts (capstone)
+ *  - alloc_sites_cfg.c        one function: decode, CFG, SP, slots
+ *  - alloc_sites_flow.c       the value analyses (data flow)
+ *  - alloc_sites_producers.c  producers: probe sites and their values
+ *  - alloc_sites_callers.c    callers of the producers
+ *  - alloc_sites.c            refuse() and which functions to analyse
+ */
+#ifndef ALLOC_SITES_IMPL_H
+#define ALLOC_SITES_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <capstone/capstone.h>
+
+#include "inspect/alloc_sites.h"
+#include "inspect/disasm.h"
+
+/* Locations: registers 0..14 (enum taf_reg), then stack slots. */
+#define NREGS TAF_REG_COUNT
+#define MAX_SLOTS 240
+
+#define ST_TOP INT32_MAX   /* no path seen yet */
+#define ST_NONE INT32_MIN  /* does not hold the value on some path */
+#define MAX_ADD 4096       /* addends beyond this are not followed */
+
+/* A register equals content(slot) + k (slot M_NONE: unknown, M_TOP: no
+ * path seen yet). */
+struct mir {
+	int16_t slot;
+	int16_t k;
+};
+
+/* Per-instruction facts from the detailed decode. */
+struct isem {
+	uint32_t wregs;        /* registers written (bit per enum taf_reg) */
+	uint32_t const_regs;   /* ... with a constant (lea rip, mov imm, xor self) */
+	uint64_t const_val;    /* the constant (link address for lea rip) */
+	int copy;              /* COPY_* below */
+	int dreg, sreg;        /* registers of a copy or an add */
+	int64_t disp;          /* SP-relative displacement of a copy's slot,
+				  or the constant of COPY_ADD */
+	int nsw;               /* writes through SP: [SP+sw_disp, +sw_size) */
+	int64_t sw_disp[2];
+	unsigned sw_size[2];
+	bool sw_any;           /* a write through SP that may hit any slot */
+	bool other_write;      /* a memory write through another pointer */
+	bool lea_sp;           /* takes the address of a stack slot */
+	int sp_kind;           /* SP_NONE, SP_DELTA, SP_UNKNOWN */
+	int64_t sp_delta;
+	bool is_call;
+	uint64_t call_target;  /* direct calls */
+	int64_t call_args;     /* callee's pclntab args; -1 unknown */
+	bool noreturn;         /* call of a function that never returns */
+};
+
+enum { COPY_NONE, COPY_RR, COPY_RS, COPY_SR, COPY_ADD };
+enum { SP_NONE, SP_DELTA, SP_UNKNOWN };
+
+/* Tags of the value-provenance analysis (RET classes). */
+enum { T_TOP = 0, T_OTHER, T_CONST, T_PROD, T_NONHEAP };
+
+struct fn {
+	const struct as_env *env;
+	struct disasm d;
+	struct isem *sem;
+	size_t n;                  /* d.n_code */
+	int (*succ)[2];            /* -1: none */
+	uint16_t *npred;           /* direct predecessors (capped) */
+	size_t entry_idx;          /* after the stack check */
+	bool *reach;               /* from entry_idx */
+	bool cfg_ok;               /* succ, npred and reach are built */
+	bool sp_ok;                /* sp[] computed for every reached insn */
+	int64_t *sp;               /* SP - SP at entry, per instruction */
+	bool escaped;              /* LEAQ off(SP) somewhere reachable */
+	bool indirect_jump;        /* reachable jump table: CFG incomplete */
+	bool dispatcher;           /* runtime.mallocgc: its indirect calls are
+				      the size-class tables of producers */
+	int64_t slot_off[MAX_SLOTS]; /* entry-relative offsets of slots */
+	int nslots;
+	int nl;                    /* NREGS + nslots */
+	int32_t *fwd_size, *fwd_type; /* IN states, n * nl */
+	int32_t *bwd;              /* OUT states of the result analysis */
+	struct mir *mirror;        /* n * NREGS: the slot a register equals
+				      (plus k) before each instruction */
+	struct as_func *out;       /* producers only */
+	char why[200];
+};
+
+int refuse(struct fn *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* alloc_sites_x86.c */
+void describe(struct fn *f, csh cs, size_t i, const cs_insn *ci);
+
+/* alloc_sites_cfg.c */
+int slot_index(const struct fn *f, int64_t entry_off);
+void reach_from(const struct fn *f, size_t from, bool include_from,
+		const bool *stop, bool *seen, int *stack);
+void fn_free(struct fn *f);
+int fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
+	    uint64_t size);
+
+/* alloc_sites_flow.c */
+void forward(struct fn *f, int reg, int32_t *in);
+void mirrors(struct fn *f);
+void bwd_in(const struct fn *f, size_t i, const int32_t *out, int32_t *in);
+void backward(struct fn *f, int32_t *out);
+bool in_list(const uint64_t *v, size_t n, uint64_t x);
+int ret_classes(struct fn *f, uint8_t *ret_class, const bool *stop);
+struct taf_loc pick(const struct fn *f, const int32_t *st, int64_t sp,
+		    struct taf_loc *all, unsigned *nall);
+
+/* alloc_sites_producers.c */
+bool loads_g(const struct insn *in);
+
+/* alloc_sites_callers.c */
+bool byte_scan(const uint8_t *code, uint64_t entry, uint64_t size,
+	       const uint64_t *targets, size_t ntargets);
+
+#endif /* ALLOC_SITES_IMPL_H */
