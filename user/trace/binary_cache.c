@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * binary_cache.c - the executables the probes are attached to, and the
+ * session table: opening a session for a process and closing it.
+ *
+ * Each executable (by device and inode) is opened, planned and attached
+ * once, however many processes run it; its go_binary stays open for the
+ * sessions that borrow it.  Opening a session finds the process's
+ * executable in this cache (adding and attaching it when new), then reads
+ * the live heap or starts from an empty one; closing cuts, reports and
+ * frees it.
+ */
+#include "trace/tracer_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attach/freeze.h"
+#include "util/grow.h"
+#include "attach/heap_snapshot.h"
+#include "attach/probe_plan.h"
+#include "trace/summary_json.h"
+#include "attach/target.h"
+#include "format/trace_sink.h"
+
+/* ---- executables ------------------------------------------------------ */
+
+struct bin_entry *bin_find(struct tracer *t, uint64_t dev, uint64_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < t->nbins; i++)
+		if (t->bins[i].dev == dev && t->bins[i].ino == ino)
+			return &t->bins[i];
+	return NULL;
+}
+
+struct bin_entry *bin_add(struct tracer *t, uint64_t dev, uint64_t ino)
+{
+	struct bin_entry *b;
+
+	if (!GROW(t->bins, t->nbins, t->bins_cap, 8))
+		return NULL;
+	b = &t->bins[t->nbins++];
+	memset(b, 0, sizeof(*b));
+	b->dev = dev;
+	b->ino = ino;
+	return b;
+}
+
+/*
+ * Plans and attaches the probes of executable `bin` (reached through
+ * `path`) for process `pid`, or for every process running it (-1).
+ */
+int attach_binary(struct tracer *t, struct bin_entry *be,
+		  const struct go_binary *bin, const char *path,
+		  pid_t pid, char *err, size_t errlen)
+{
+	const struct go_build_info *bi = go_binary_build_info(bin);
+	struct probe_plan plan;
+	int rc;
+
+	if (bi->minor > GO_MAX_KNOWN_MINOR)
+		say("warning: %s is newer than the newest Go this version knows (1.%d); trying anyway",
+		    bi->version, GO_MAX_KNOWN_MINOR);
+	rc = probe_plan_build(bin, &plan, err, errlen);
+	if (rc)
+		return rc;
+	rc = probes_add_layout(&t->probes, &plan);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot configure the BPF programs: %s",
+			 strerror(-rc));
+		probe_plan_free(&plan);
+		return rc;
+	}
+	rc = probes_attach(&t->probes, &plan, path, pid, err, errlen);
+	if (rc == 0) {
+		be->attached = true;
+		be->probes = plan.n;
+		if (t->opt->verbose)
+			say("%s: %zu probes on %u functions%s", path, plan.n,
+			    plan.funcs,
+			    plan.single_stepped ? "" : ", all on emulated instructions");
+	}
+	probe_plan_free(&plan);
+	return rc;
+}
+
+/* ---- sessions --------------------------------------------------------- */
+
+static int seed_span(void *ctx, uint64_t base, uint64_t npages,
+		     uint8_t alloc_type, uint8_t spanclass)
+{
+	return session_seed_span(ctx, base, npages, alloc_type, spanclass);
+}
+
+static int seed_object(void *ctx, uint64_t slot, uint64_t type_addr)
+{
+	return session_seed_object(ctx, slot, type_addr);
+}
+
+static int seed_stack(void *ctx, uint64_t lo, uint64_t hi)
+{
+	return session_seed_stack(ctx, lo, hi);
+}
+
+/*
+ * With every probe live, stop the target, read what is already there into
+ * the session's shadow heap, resume, and start the first generation at the
+ * moment the last thread stopped: records stamped before it describe
+ * changes the snapshot already contains.
+ */
+static void take_snapshot(struct session *s, int verbose)
+{
+	struct heap_snapshot_cb cb = { seed_span, seed_object, seed_stack, s };
+	struct heap_snapshot_stats st;
+	struct frozen fz;
+	uint64_t t0, t1;
+	char err[256];
+	int rc;
+
+	rc = freeze_process(s->target.pid, &fz);
+	t0 = now_ns();
+	if (rc) {
+		say("warning: cannot stop PID %d to read its heap (%s): its first file starts without exists events",
+		    (int)s->target.pid, strerror(-rc));
+		session_begin(s, t0);
+		return;
+	}
+	rc = heap_snapshot_read(&s->target, s->bin, s->load_bias, &cb, &st,
+				err, sizeof(err));
+	thaw_process(&fz);
+	t1 = now_ns();
+	if (rc)
+		say("warning: PID %d: %s: its first file starts without a full snapshot",
+		    (int)s->target.pid, err);
+	if (verbose)
+		say("PID %d snapshot: %llu spans, %llu objects (%llu typed), %llu stacks; stopped %.1f ms",
+		    (int)s->target.pid, (unsigned long long)st.spans,
+		    (unsigned long long)st.objects,
+		    (unsigned long long)st.typed_objects,
+		    (unsigned long long)st.stacks, (t1 - t0) / 1e6);
+	session_begin(s, t0);
+}
+
+static int add_session(struct tracer *t, struct session *s)
+{
+	if (!GROW(t->sess, t->nsess, t->sess_cap, 8))
+		return -ENOMEM;
+	t->sess[t->nsess++] = s;
+	return 0;
+}
+
+/* runtime address = link address + bias; 0 for position-dependent code. */
+static int find_load_bias(const struct go_binary *bin, const struct target *tg,
+			  uint64_t *bias)
+{
+	uint64_t vaddr, off;
+	int rc;
+
+	*bias = 0;
+	if (!go_binary_is_pie(bin))
+		return 0;
+	rc = go_binary_first_load(bin, &vaddr, &off);
+	if (rc)
+		return rc;
+	return target_load_bias(tg, vaddr, off, bias);
+}
+
+/*
+ * Starts tracing process `pid`: identifies its executable, attaches to it
+ * if that was not done yet (for `attach_pid`, -1 = every process running
+ * it), opens the session, and either reads the live heap (`snapshot`, and
+ * whenever the executable was not attached yet: the process may have run
+ * unobserved since its exec) or starts from an empty one (a process seen
+ * at exec whose executable was already probed).  Fills err and returns
+ * -errno when the process is not one we can trace.
+ */
+int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
+		 bool snapshot, const struct exec_info *ei, char *err,
+		 size_t errlen)
+{
+	struct session_opts so = {
+		.dir = t->opt->output_dir,
+		.rotate_size = t->opt->rotate_size,
+		.keep_files = t->opt->rotate_files,
+		.sample = t->opt->sample,
+		.stacks = t->opt->stacks,
+		.stack_map_fd = probes_stack_map_fd(&t->probes),
+	};
+	struct go_binary *bin = NULL;
+	struct target tg;
+	struct bin_entry *be;
+	struct session *s;
+	uint64_t bias = 0;
+	char berr[256];
+	int rc;
+
+	if (mkdir(t->opt->output_dir, 0750) != 0 && errno != EEXIST) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot create output directory %s: %s",
+			 t->opt->output_dir, strerror(errno));
+		return rc;
+	}
+	rc = target_open(pid, &tg, err, errlen);
+	if (rc) {
+		/*
+		 * Gone already (a short-lived process): its records are in
+		 * the ring buffer, and its executable is known from the exec.
+		 */
+		be = ei ? bin_find(t, ei->dev, ei->ino) : NULL;
+		if (!be || !be->go || !be->attached)
+			return rc;
+		target_init_gone(&tg, pid, ei->comm, ei->dev, ei->ino);
+		snapshot = false;
+	}
+	be = bin_find(t, tg.exe_dev, tg.exe_ino);
+	if (be && !be->go) {
+		snprintf(err, errlen, "PID %d (%s) is not a Go program", (int)pid,
+			 tg.comm);
+		target_close(&tg);
+		return -ENOEXEC;
+	}
+	if (!be) {
+		rc = go_binary_open(tg.exe_path, &bin, berr, sizeof(berr));
+		if (rc == 0)
+			rc = go_binary_check_version(bin, berr, sizeof(berr));
+		be = bin_add(t, tg.exe_dev, tg.exe_ino);
+		if (rc) {
+			snprintf(err, errlen, "PID %d (%s) is not a Go program we can trace: %s",
+				 (int)pid, tg.comm, berr);
+			go_binary_close(bin);
+			target_close(&tg);
+			return rc;
+		}
+		if (!be) {
+			go_binary_close(bin);
+			target_close(&tg);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		be->go = true;
+		be->bin = bin;
+		if (readlink(tg.exe_path, be->path, sizeof(be->path) - 1) < 0)
+			be->path[0] = '\0';
+	}
+	bin = be->bin;
+	if (!tg.gone) {
+		rc = find_load_bias(bin, &tg, &bias);
+		if (rc) {
+			snprintf(err, errlen, "cannot find where %s is loaded in PID %d",
+				 tg.exe_path, (int)pid);
+			target_close(&tg);
+			return rc;
+		}
+	}
+	if (!be->attached) {
+		snapshot = true;
+		rc = attach_binary(t, be, bin, tg.exe_path, attach_pid, berr,
+				   sizeof(berr));
+		if (rc) {
+			snprintf(err, errlen, "PID %d (%s): %s", (int)pid,
+				 tg.comm, berr);
+			be->go = false;
+			target_close(&tg);
+			return rc;
+		}
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		target_close(&tg);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* The session owns the target from here on, and borrows bin. */
+	rc = session_start(s, &tg, bin, bias, &so, err, errlen);
+	if (rc == 0)
+		rc = add_session(t, s);
+	if (rc) {
+		session_finish(s);
+		free(s);
+		return rc;
+	}
+	t->processes_seen++;
+	if (snapshot)
+		take_snapshot(s, t->opt->verbose);
+	else
+		session_begin(s, 0);
+	return 0;
+}
+
+/*
+ * Cuts the last generation, reports (stderr and the JSON sidecar), and
+ * frees the session at index i.
+ */
+void close_session(struct tracer *t, size_t i, const char *reason)
+{
+	struct session *s = t->sess[i];
+	struct trace_sink_stats ss;
+	uint64_t st[TAF_STAT_MAX];
+	int rc;
+
+	session_cut(s);
+	session_stacks_close(s);
+	if (s->sink_failed)
+		t->write_failed = true;
+	report_session(s);
+	probes_read_stats(&t->probes, st);
+	rc = summary_json_write(s, st, reason);
+	if (rc)
+		say("PID %d: cannot write the summary file: %s",
+		    (int)s->target.pid, strerror(-rc));
+	trace_sink_get_stats(s->sink, &ss);
+	add_counts(&t->done, &s->counts);
+	t->done_bytes += ss.bytes_written;
+	t->done_files += ss.files_written;
+	if (t->last_sess == s)
+		t->last_sess = NULL;
+	session_finish(s);
+	free(s);
+	t->sess[i] = t->sess[--t->nsess];
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * dispatch.c - the ring buffer's record callback: finds the session of a
+ * record's PID and hands the record on.
+ *
+ * Exec records close what was traced under that PID and, with --all, may
+ * open a new session; a record from a PID with no session opens one with
+ * --all or for the -- CMD child, or is counted as an orphan.  The
+ * callback also makes ring_buffer__poll yield every 50 ms.
+ */
+#include "trace/tracer_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* ---- records ---------------------------------------------------------- */
+
+/*
+ * Called for every record: records come in runs from one process, so the
+ * last hit is checked before the scan.
+ */
+static struct session *find_session(struct tracer *t, pid_t pid)
+{
+	size_t i;
+
+	if (t->last_sess && t->last_sess->target.pid == pid)
+		return t->last_sess;
+	for (i = 0; i < t->nsess; i++)
+		if (t->sess[i]->target.pid == pid)
+			return t->last_sess = t->sess[i];
+	return NULL;
+}
+
+static void ignore_pid(struct tracer *t, pid_t pid)
+{
+	u64_map_put(&t->ignored, (uint64_t)pid, 1);
+}
+
+static bool selected(struct tracer *t, pid_t pid, const struct exec_info *ei)
+{
+	char comm_path[64], comm[32] = "", exe[4096] = "";
+	struct bin_entry *be;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(comm_path, sizeof(comm_path), "/proc/%d/comm", (int)pid);
+	f = fopen(comm_path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(comm_path, sizeof(comm_path), "/proc/%d/exe", (int)pid);
+	n = readlink(comm_path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	/* Gone already: what the exec record said. */
+	if (ei && !comm[0])
+		snprintf(comm, sizeof(comm), "%.15s", ei->comm);
+	if (ei && !exe[0] && (be = bin_find(t, ei->dev, ei->ino)) != NULL)
+		snprintf(exe, sizeof(exe), "%s", be->path);
+	return cli_process_selected(t->opt, pid, comm, exe);
+}
+
+/*
+ * --all: a process we have not seen is found at start, exec'd (EI), or
+ * sends its first record (FROM_RECORD: it runs an executable we probe).
+ */
+void discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
+	      bool from_record)
+{
+	char err[512];
+
+	if (pid == getpid() || u64_map_get(&t->ignored, (uint64_t)pid, NULL))
+		return;
+	if (!selected(t, pid, ei)) {
+		ignore_pid(t, pid);
+		return;
+	}
+	if (t->nsess >= t->opt->max_processes) {
+		say("not tracing PID %d: --max-processes %u reached", (int)pid,
+		    t->opt->max_processes);
+		ignore_pid(t, pid);
+		return;
+	}
+	if (open_session(t, pid, -1, ei == NULL, ei, err, sizeof(err)) != 0) {
+		/*
+		 * A process that sent a record runs a probed Go executable:
+		 * not tracing it must be said.  Most other processes are
+		 * simply not Go: that is only worth saying with -v -v.
+		 */
+		if (from_record || t->opt->verbose >= 2)
+			say("not tracing PID %d: %s", (int)pid, err);
+		ignore_pid(t, pid);
+		return;
+	}
+	say("tracing PID %d (%s, %s)", (int)pid, t->sess[t->nsess - 1]->target.comm,
+	    go_binary_build_info(t->sess[t->nsess - 1]->bin)->version);
+}
+
+/* Processes every record queued now. */
+void drain(struct tracer *t)
+{
+	t->draining = true;
+	t->yield_poll = false;
+	ring_buffer__consume(t->rb);
+	t->draining = false;
+}
+
+int on_record(void *ctx, void *data, size_t len)
+{
+	struct tracer *t = ctx;
+	const struct taf_rec_hdr *h = data;
+	struct session *s;
+	char err[512];
+
+	if (len < sizeof(*h))
+		return 0;
+	/*
+	 * ring_buffer__poll drains for as long as producers keep up: hand
+	 * control back every 50 ms so generations are cut, exits noticed
+	 * and signals obeyed (the record itself is consumed already).
+	 */
+	if (!t->draining && ++t->since_clock_check >= 256) {
+		t->since_clock_check = 0;
+		if (now_ns() - t->poll_started > 50000000ull)
+			t->yield_poll = true;
+	}
+	s = find_session(t, (pid_t)h->pid);
+	if (h->kind == TAF_REC_EXEC) {
+		/* A new image: whatever we traced under this PID is over. */
+		if (s) {
+			size_t i;
+
+			for (i = 0; i < t->nsess; i++)
+				if (t->sess[i] == s)
+					close_session(t, i, "exec");
+			if (!t->opt->all) {
+				say("PID %d exec'd another program: tracing stops",
+				    (int)h->pid);
+				t->stop = true;
+			}
+		}
+		u64_map_del(&t->ignored, h->pid);
+		if (len >= sizeof(struct taf_rec_exec)) {
+			const struct taf_rec_exec *r = data;
+			struct exec_info ei;
+
+			/* Kernel dev_t (major << 20 | minor) to st_dev. */
+			ei.dev = makedev((unsigned)(r->dev >> 20),
+					 (unsigned)(r->dev & 0xfffff));
+			ei.ino = r->ino;
+			memcpy(ei.comm, r->comm, sizeof(ei.comm));
+			ei.comm[sizeof(ei.comm) - 1] = '\0';
+			if (t->opt->all)
+				discover(t, (pid_t)h->pid, &ei, false);
+			else if (t->child && (pid_t)h->pid == t->child)
+				t->child_exec = ei;
+		}
+		return 0;
+	}
+	if (!s) {
+		if (t->opt->all) {
+			discover(t, (pid_t)h->pid, NULL, true);
+		} else if (t->child && (pid_t)h->pid == t->child &&
+			   !u64_map_get(&t->ignored, h->pid, NULL)) {
+			/* -- CMD: the program's first record; its heap was empty. */
+			if (open_session(t, t->child, t->child, false,
+					 t->child_exec.ino ? &t->child_exec : NULL,
+					 err, sizeof(err)) != 0) {
+				say("%s", err);
+				ignore_pid(t, t->child);
+			}
+		}
+		s = find_session(t, (pid_t)h->pid);
+		if (!s) {
+			t->orphan_records++;
+			return 0;
+		}
+	}
+	session_record(s, data, len);
+	return t->yield_poll ? -ECANCELED : 0;
+}

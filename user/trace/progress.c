@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * progress.c - what the tracer says on stderr about its counts: each
+ * session's report when it closes, the progress line (-v, and "done:" at
+ * the end), and the lines on dropped and discarded records.
+ */
+#include "trace/tracer_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "trace/rec_names.h"
+#include "format/trace_sink.h"
+
+void add_counts(struct session_counts *a, const struct session_counts *b)
+{
+	int k;
+
+	for (k = 0; k < TAF_REC_KIND_MAX; k++)
+		a->records[k] += b->records[k];
+	a->events += b->events;
+	a->exists_events += b->exists_events;
+	a->generations += b->generations;
+	a->type_errors += b->type_errors;
+	a->tiny_merged += b->tiny_merged;
+	a->lost_on_write += b->lost_on_write;
+	a->sampled_out += b->sampled_out;
+	a->stacks_with += b->stacks_with;
+	a->stacks_without += b->stacks_without;
+	a->stacks_lost += b->stacks_lost;
+	a->stacks_inline += b->stacks_inline;
+}
+
+void report_session(const struct session *s)
+{
+	struct trace_sink_stats ss;
+
+	trace_sink_get_stats(s->sink, &ss);
+	if (s->sample > 1)
+		say("PID %d: --sample %u: %llu of %llu allocations kept, %llu allocation events written",
+		    (int)s->target.pid, s->sample,
+		    (unsigned long long)(s->counts.records[TAF_REC_HEAP_ALLOC] -
+					 s->counts.sampled_out),
+		    (unsigned long long)s->counts.records[TAF_REC_HEAP_ALLOC],
+		    (unsigned long long)s->counts.written[TW_EV_HEAP_OBJECT_ALLOC -
+							  TW_EV_FIRST]);
+	if (s->stacks)
+		say("PID %d: --stacks: %llu allocations with a stack (%llu sent whole: no room in the stack map), %llu allocations without stacks",
+		    (int)s->target.pid,
+		    (unsigned long long)s->counts.stacks_with,
+		    (unsigned long long)s->counts.stacks_inline,
+		    (unsigned long long)s->counts.stacks_without);
+	if (s->counts.stacks_lost)
+		say("PID %d: --stacks: %llu stacks not written (sidecar failed, or its trace file was rotated away)",
+		    (int)s->target.pid,
+		    (unsigned long long)s->counts.stacks_lost);
+	if (s->counts.tiny_merged)
+		say("PID %d: %llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
+		    (int)s->target.pid, (unsigned long long)s->counts.tiny_merged);
+	if (session_inconsistent(s))
+		say("PID %d: %llu of %llu heap operations did not fit the shadow heap (missed or out-of-order events)",
+		    (int)s->target.pid,
+		    (unsigned long long)session_inconsistent(s),
+		    (unsigned long long)session_heap_ops(s));
+	if (s->counts.type_errors)
+		say("PID %d: %llu type descriptors could not be read (events kept without type)",
+		    (int)s->target.pid, (unsigned long long)s->counts.type_errors);
+	if (s->counts.lost_on_write)
+		say("PID %d: %llu events not written: %s", (int)s->target.pid,
+		    (unsigned long long)s->counts.lost_on_write,
+		    strerror(-s->sink_error));
+	if (ss.files_written) {
+		say("PID %d: %llu events in %llu files",
+		    (int)s->target.pid, (unsigned long long)s->counts.events,
+		    (unsigned long long)ss.files_written);
+		say("last file %s", ss.current_path);
+	}
+}
+
+/* ---- progress ------------------------------------------------------- */
+
+static void totals(struct tracer *t, struct session_counts *c,
+		   uint64_t *bytes, uint64_t *files)
+{
+	size_t i;
+
+	*c = t->done;
+	*bytes = t->done_bytes;
+	*files = t->done_files;
+	for (i = 0; i < t->nsess; i++) {
+		struct trace_sink_stats ss;
+
+		add_counts(c, &t->sess[i]->counts);
+		trace_sink_get_stats(t->sess[i]->sink, &ss);
+		*bytes += ss.bytes_written;
+		*files += ss.files_written;
+	}
+}
+
+static uint64_t dropped_total(struct tracer *t, uint64_t st[TAF_STAT_MAX])
+{
+	uint64_t dropped = 0;
+	int k;
+
+	probes_read_stats(&t->probes, st);
+	for (k = 1; k < TAF_REC_KIND_MAX; k++)
+		dropped += st[TAF_STAT_DROPPED_BASE + k];
+	return dropped;
+}
+
+void print_progress(struct tracer *t, const char *prefix)
+{
+	uint64_t st[TAF_STAT_MAX], bytes, files, dropped;
+	struct session_counts c;
+
+	totals(t, &c, &bytes, &files);
+	dropped = dropped_total(t, st);
+	say("%s%llu allocations, %llu events in %llu generations, %llu bytes in %llu files, %llu dropped",
+	    prefix, (unsigned long long)c.records[TAF_REC_HEAP_ALLOC],
+	    (unsigned long long)c.events, (unsigned long long)c.generations,
+	    (unsigned long long)bytes, (unsigned long long)files,
+	    (unsigned long long)dropped);
+}
+
+void print_drops(struct tracer *t)
+{
+	uint64_t st[TAF_STAT_MAX];
+	int k;
+
+	dropped_total(t, st);
+	if (st[TAF_STAT_ALLOC_NO_OBJ])
+		say("lost %llu allocations: the probe could not read the object's address from the target's stack",
+		    (unsigned long long)st[TAF_STAT_ALLOC_NO_OBJ]);
+	if (st[TAF_STAT_ALLOC_NO_TYPE])
+		say("%llu allocations recorded without size or type (not readable at the probe)",
+		    (unsigned long long)st[TAF_STAT_ALLOC_NO_TYPE]);
+	for (k = 1; k < TAF_REC_KIND_MAX; k++)
+		if (st[TAF_STAT_DROPPED_BASE + k])
+			say("dropped %llu %s records: ring buffer full (try --ringbuf-size)",
+			    (unsigned long long)st[TAF_STAT_DROPPED_BASE + k],
+			    taf_rec_names[k].name);
+	if (t->orphan_records)
+		say("discarded %llu records of processes not traced (not selected, over --max-processes, or gone before they could be opened; -v -v says which)",
+		    (unsigned long long)t->orphan_records);
+}

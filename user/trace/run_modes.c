@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * run_modes.c - the three ways of choosing targets: -p PID (open one
+ * session), --all (every process in /proc now, then new ones as they
+ * exec) and -- CMD (fork, attach for the child, then let it exec).
+ */
+#include "trace/tracer_impl.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- modes ------------------------------------------------------------ */
+
+int start_pid(struct tracer *t)
+{
+	char err[512];
+	int rc;
+
+	rc = open_session(t, t->opt->pid, t->opt->pid, true, NULL, err,
+			  sizeof(err));
+	if (rc) {
+		say("%s", err);
+		return rc;
+	}
+	{
+		struct session *s = t->sess[0];
+		const struct go_build_info *bi = go_binary_build_info(s->bin);
+
+		say("attached to PID %d (%s, %s%s%s): %zu probes, writing to %s",
+		    (int)s->target.pid, s->target.comm, bi->version,
+		    go_binary_is_pie(s->bin) ? ", PIE" : "",
+		    go_binary_has_symtab(s->bin) ? "" : ", stripped",
+		    t->bins[0].probes, t->opt->output_dir);
+	}
+	return 0;
+}
+
+int start_all(struct tracer *t)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d) {
+		say("cannot read /proc: %s", strerror(errno));
+		return -errno;
+	}
+	while ((de = readdir(d)) != NULL) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+
+		if (pid > 0)
+			discover(t, pid, NULL, false);
+	}
+	closedir(d);
+	{
+		size_t i, attached = 0;
+
+		for (i = 0; i < t->nbins; i++)
+			attached += t->bins[i].attached;
+		say("attached to %zu Go processes (%zu executables), watching for new ones, writing to %s",
+		    t->nsess, attached, t->opt->output_dir);
+	}
+	return 0;
+}
+
+/* PATH lookup as execvp would do it, for attaching before the exec. */
+static int resolve_cmd(const char *cmd, char *out, size_t outlen)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(cmd, '/')) {
+		if (!realpath(cmd, out))
+			return -errno;
+		return 0;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? path : ".", cmd);
+		if (access(buf, X_OK) == 0 && realpath(buf, out))
+			return 0;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	(void)outlen;
+	return -ENOENT;
+}
+
+/*
+ * -- CMD: fork, attach to the program's executable for the child's PID
+ * while the child waits on a pipe, then let it exec: the probes are live
+ * before the runtime's first allocation.
+ */
+int start_cmd(struct tracer *t)
+{
+	char path[4096], err[512], go = 'g';
+	struct go_binary *bin = NULL;
+	struct bin_entry *be;
+	struct stat st;
+	int gate[2], rc;
+
+	rc = resolve_cmd(t->opt->cmd[0], path, sizeof(path));
+	if (rc) {
+		say("cannot run %s: %s", t->opt->cmd[0], strerror(-rc));
+		return rc;
+	}
+	rc = go_binary_open(path, &bin, err, sizeof(err));
+	if (rc == 0)
+		rc = go_binary_check_version(bin, err, sizeof(err));
+	if (rc) {
+		say("%s is not a Go program we can trace: %s", path, err);
+		go_binary_close(bin);
+		return rc;
+	}
+	if (stat(path, &st) != 0 || pipe2(gate, O_CLOEXEC) != 0) {
+		say("cannot start %s: %s", path, strerror(errno));
+		go_binary_close(bin);
+		return -errno;
+	}
+	t->child = fork();
+	if (t->child < 0) {
+		say("cannot start %s: %s", path, strerror(errno));
+		go_binary_close(bin);
+		return -errno;
+	}
+	if (t->child == 0) {
+		char c = 0;
+
+		close(gate[1]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (read(gate[0], &c, 1) != 1 || c != 'g')
+			_exit(127);
+		execv(path, t->opt->cmd);
+		fprintf(stderr, "traceaf-bpf: cannot exec %s: %s\n", path,
+			strerror(errno));
+		_exit(127);
+	}
+	close(gate[0]);
+	be = bin_add(t, st.st_dev, st.st_ino);
+	if (!be) {
+		rc = -ENOMEM;
+		snprintf(err, sizeof(err), "out of memory");
+	} else {
+		be->go = true;
+		be->bin = bin;
+		snprintf(be->path, sizeof(be->path), "%s", path);
+		rc = attach_binary(t, be, bin, path, t->child, err, sizeof(err));
+	}
+	if (!be)
+		go_binary_close(bin);
+	if (rc) {
+		say("%s", err);
+		close(gate[1]);
+		kill(t->child, SIGKILL);
+		waitpid(t->child, NULL, 0);
+		t->child = 0;
+		return rc;
+	}
+	say("attached to %s (PID %d), starting it, writing to %s", path,
+	    (int)t->child, t->opt->output_dir);
+	if (write(gate[1], &go, 1) != 1)
+		say("warning: cannot start %s", path);
+	close(gate[1]);
+	return 0;
+}

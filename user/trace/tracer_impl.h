@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tracer_impl.h - PRIVATE to user/trace/tracer.c, binary_cache.c,
+ * dispatch.c, run_modes.c and progress.c: the tracer's state and the
+ * functions these files call in one another.  Nothing else includes it;
+ * the public entry point is in tracer.h.
+ */
+#ifndef TRACER_IMPL_H
+#define TRACER_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <bpf/libbpf.h>
+
+#include "tracer.h"
+#include "inspect/go_binary.h"
+#include "attach/probes.h"
+#include "attach/ring_pos.h"
+#include "trace/session.h"
+#include "util/u64_map.h"
+
+/* Oldest Go whose runtime we know; newer ones are tried with a warning. */
+#define GO_MIN_MINOR 21
+#define GO_MAX_KNOWN_MINOR 27
+
+/* An executable the probes are attached to (or that was refused). */
+struct bin_entry {
+	uint64_t dev, ino;
+	bool go;              /* a Go program we can trace */
+	bool attached;
+	size_t probes;
+	struct go_binary *bin;  /* kept open: sessions borrow it */
+	char path[4096];        /* where it was found, for --include */
+};
+
+/*
+ * What an exec record tells about a process: enough to trace it from its
+ * records even when it has exited before we get to open it.
+ */
+struct exec_info {
+	uint64_t dev, ino;    /* st_dev encoding */
+	char comm[16];
+};
+
+struct tracer {
+	const struct taf_options *opt;
+	struct probes probes;
+	struct ring_buffer *rb;
+	struct ring_pos rpos;         /* where producers and we are in rb */
+
+	struct bin_entry *bins;
+	size_t nbins, bins_cap;
+
+	struct session **sess;
+	size_t nsess, sess_cap;
+	struct session *last_sess;    /* find_session's last hit */
+	struct u64_map ignored;       /* PIDs not to look at again */
+
+	pid_t child;                  /* -- CMD */
+	struct exec_info child_exec;  /* its exec, once seen */
+	bool child_done;
+	int child_status;
+
+	uint64_t poll_started;        /* when the current poll began */
+	bool yield_poll;              /* ask ring_buffer__poll to return */
+	bool draining;                /* consume everything, no yielding */
+	unsigned since_clock_check;
+	struct session_counts done;   /* sums over finished sessions */
+	uint64_t done_bytes, done_files;
+	bool write_failed;            /* some session could not write */
+	unsigned processes_seen;
+	/* Records of a PID with no session: never traced, or closed. */
+	uint64_t orphan_records;
+	bool stop;
+};
+
+/* tracer.c */
+uint64_t now_ns(void);
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* binary_cache.c: executables and the session table */
+struct bin_entry *bin_find(struct tracer *t, uint64_t dev, uint64_t ino);
+struct bin_entry *bin_add(struct tracer *t, uint64_t dev, uint64_t ino);
+int attach_binary(struct tracer *t, struct bin_entry *be,
+		  const struct go_binary *bin, const char *path,
+		  pid_t pid, char *err, size_t errlen);
+int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
+		 bool snapshot, const struct exec_info *ei, char *err,
+		 size_t errlen);
+void close_session(struct tracer *t, size_t i, const char *reason);
+
+/* dispatch.c: records to sessions */
+void discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
+	      bool from_record);
+void drain(struct tracer *t);
+int on_record(void *ctx, void *data, size_t len);
+
+/* run_modes.c: -p PID, --all, -- CMD */
+int start_pid(struct tracer *t);
+int start_all(struct tracer *t);
+int start_cmd(struct tracer *t);
+
+/* progress.c: counts and lines on stderr */
+void add_counts(struct session_counts *a, const struct session_counts *b);
+void report_session(const struct session *s);
+void print_progress(struct tracer *t, const char *prefix);
+void print_drops(struct tracer *t);
+
+#endif /* TRACER_IMPL_H */
