@@ -16,7 +16,7 @@
  * value), which follows ADDQ $8 / LEAQ 8(R), R' as well as moves.
  *
  * The analysis is split over alloc_sites_{x86,cfg,flow,producers,callers}.c
- * (their shared types: alloc_sites_impl.h); this file keeps refuse() and
+ * (their shared types: alloc_sites_impl.h); this file keeps as_refuse() and
  * which functions to analyse (producers, barrier callers).
  */
 #include "alloc_sites.h"
@@ -34,7 +34,7 @@
 #include "inspect/go_binary.h"
 #include "inspect/go_pclntab.h"
 
-int refuse(struct fn *f, const char *fmt, ...)
+int as_refuse(struct fn *f, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -74,7 +74,7 @@ static bool calls_target(const struct go_binary *bin, uint64_t entry,
 	bool found;
 	size_t i;
 
-	if (!code || !byte_scan(code, entry, size, &target, 1))
+	if (!code || !as_byte_scan(code, entry, size, &target, 1))
 		return false;
 	if (disasm_function(code, size, entry, &d, NULL, 0))
 		return true;    /* undecodable: say yes, the analysis refuses it */

@@ -124,7 +124,7 @@ struct callers_ctx {
 	int err;
 };
 
-bool byte_scan(const uint8_t *code, uint64_t entry, uint64_t size,
+bool as_byte_scan(const uint8_t *code, uint64_t entry, uint64_t size,
 	       const uint64_t *targets, size_t ntargets)
 {
 	uint64_t k;
@@ -136,7 +136,7 @@ bool byte_scan(const uint8_t *code, uint64_t entry, uint64_t size,
 			continue;
 		rel = (int32_t)(code[k + 1] | code[k + 2] << 8 | code[k + 3] << 16 |
 				(uint32_t)code[k + 4] << 24);
-		if (in_list(targets, ntargets, entry + k + 5 + (int64_t)rel))
+		if (as_in_list(targets, ntargets, entry + k + 5 + (int64_t)rel))
 			return true;
 	}
 	return false;
@@ -160,9 +160,9 @@ static int callers_cb(const char *name, uint64_t entry, uint64_t size, void *arg
 
 	for (k = 0; k < c->ndispatchers; k++)
 		dispatcher |= !strcmp(name, c->dispatchers[k]);
-	if (!code || (!dispatcher && !byte_scan(code, entry, size, c->targets, c->ntargets)))
+	if (!code || (!dispatcher && !as_byte_scan(code, entry, size, c->targets, c->ntargets)))
 		return 0;
-	rc = fn_load(&f, c->env, entry, size);
+	rc = as_fn_load(&f, c->env, entry, size);
 	if (rc && rc != -EINVAL)
 		goto out;
 	if (rc == -EINVAL && !f.cfg_ok) {
@@ -179,11 +179,11 @@ static int callers_cb(const char *name, uint64_t entry, uint64_t size, void *arg
 			rc = -ENOMEM;
 			goto out;
 		}
-		forward(&f, TAF_REG_AX, fs);
-		forward(&f, TAF_REG_BX, ft);
+		as_forward(&f, TAF_REG_AX, fs);
+		as_forward(&f, TAF_REG_BX, ft);
 	}
 	for (i = 0; i < f.n; i++)
-		if (f.reach[i] && !f.sem[i].is_call && !loads_g(&f.d.insns[i]) &&
+		if (f.reach[i] && !f.sem[i].is_call && !as_loads_g(&f.d.insns[i]) &&
 		    (f.sem[i].wregs >> TAF_REG_R14 & 1))
 			writes_r14 = true;
 	for (i = 0; i < f.n; i++) {
@@ -193,7 +193,7 @@ static int callers_cb(const char *name, uint64_t entry, uint64_t size, void *arg
 
 		if (!f.reach[i])
 			continue;
-		if (!(in->kind == INSN_CALL && in_list(c->targets, c->ntargets, in->target)) &&
+		if (!(in->kind == INSN_CALL && as_in_list(c->targets, c->ntargets, in->target)) &&
 		    !(in->kind == INSN_CALL_IND && dispatcher))
 			continue;
 		if (c->n == c->cap) {
@@ -274,7 +274,7 @@ static int callers_cb(const char *name, uint64_t entry, uint64_t size, void *arg
 out:
 	free(fs);
 	free(ft);
-	fn_free(&f);
+	as_fn_free(&f);
 	if (rc)
 		c->err = rc;
 	return rc;

@@ -22,7 +22,7 @@
 
 /* --- one function: decode, CFG, SP, slots --------------------------------- */
 
-int slot_index(const struct fn *f, int64_t entry_off)
+int as_slot_index(const struct fn *f, int64_t entry_off)
 {
 	int i;
 
@@ -34,7 +34,7 @@ int slot_index(const struct fn *f, int64_t entry_off)
 
 static void add_slot(struct fn *f, int64_t entry_off)
 {
-	if (slot_index(f, entry_off) >= 0 || f->nslots >= MAX_SLOTS)
+	if (as_slot_index(f, entry_off) >= 0 || f->nslots >= MAX_SLOTS)
 		return;
 	f->slot_off[f->nslots++] = entry_off;
 }
@@ -100,7 +100,7 @@ static void build_cfg(struct fn *f)
 
 /* Marks what is reachable from `from` avoiding `stop`; `from` itself only
  * when include_from (else only if a path comes back to it). */
-void reach_from(const struct fn *f, size_t from, bool include_from,
+void as_reach_from(const struct fn *f, size_t from, bool include_from,
 		const bool *stop, bool *seen, int *stack)
 {
 	size_t top = 0, i;
@@ -154,7 +154,7 @@ static int sp_offsets(struct fn *f)
 		int k;
 
 		if (s->sp_kind == SP_UNKNOWN) {
-			rc = refuse(f, "%s at %#lx changes SP in a way not followed",
+			rc = as_refuse(f, "%s at %#lx changes SP in a way not followed",
 				    f->d.insns[i].text, (unsigned long)f->d.insns[i].addr);
 			goto out;
 		}
@@ -170,7 +170,7 @@ static int sp_offsets(struct fn *f)
 				f->sp[j] = after;
 				work[top++] = j;
 			} else if (f->sp[j] != after) {
-				rc = refuse(f, "SP differs at %#lx on two paths",
+				rc = as_refuse(f, "SP differs at %#lx on two paths",
 					    (unsigned long)f->d.insns[j].addr);
 				goto out;
 			}
@@ -183,7 +183,7 @@ out:
 	return rc;
 }
 
-void fn_free(struct fn *f)
+void as_fn_free(struct fn *f)
 {
 	disasm_free(&f->d);
 	free(f->sem);
@@ -203,7 +203,7 @@ void fn_free(struct fn *f)
  * SP offsets and the slot table. Returns 0, -EINVAL (why in f->why: the
  * analyses cannot run), -EFAULT or -ENOMEM.
  */
-int fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
+int as_fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
 	    uint64_t size)
 {
 	struct go_entry_site es;
@@ -221,7 +221,7 @@ int fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
 	if (!code)
 		return -EFAULT;
 	if (disasm_function(code, size, entry, &f->d, derr, sizeof(derr)))
-		return refuse(f, "cannot decode: %s", derr);
+		return as_refuse(f, "cannot decode: %s", derr);
 	f->n = f->d.n_code;
 	f->sem = calloc(f->n + 1, sizeof(*f->sem));
 	f->succ = calloc(f->n + 1, sizeof(*f->succ));
@@ -250,11 +250,11 @@ int fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
 		uint64_t a = in->addr;
 
 		if (!cs_disasm_iter(cs, &p, &left, &a, ci)) {
-			rc = refuse(f, "cannot decode %#lx with details",
+			rc = as_refuse(f, "cannot decode %#lx with details",
 				    (unsigned long)in->addr);
 			goto out;
 		}
-		describe(f, cs, i, ci);
+		as_describe(f, cs, i, ci);
 	}
 	if (go_entry_probe_site(&f->d, &es) || !es.stack_check) {
 		/* No stack check (NOSPLIT): the analysis starts at the entry. */
@@ -263,7 +263,7 @@ int fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
 		f->entry_idx = es.index;
 	}
 	build_cfg(f);
-	reach_from(f, f->entry_idx, true, NULL, f->reach, stack);
+	as_reach_from(f, f->entry_idx, true, NULL, f->reach, stack);
 	f->cfg_ok = true;
 	for (i = 0; i < f->n; i++) {
 		const struct insn *in = &f->d.insns[i];

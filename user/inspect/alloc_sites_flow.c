@@ -127,12 +127,12 @@ static void fwd_transfer(const struct fn *f, size_t i, const int32_t *in,
 		out[s->dreg] = in[s->sreg];
 		return;
 	case COPY_RS:
-		slot = slot_index(f, sp + s->disp);
+		slot = as_slot_index(f, sp + s->disp);
 		out[s->dreg] = slot >= 0 ? in[slot] : ST_NONE;
 		return;
 	case COPY_SR:
 		kill_range(f, out, sp + s->disp, sp + s->disp + 8);
-		slot = slot_index(f, sp + s->disp);
+		slot = as_slot_index(f, sp + s->disp);
 		if (slot >= 0)
 			out[slot] = in[s->sreg];
 		return;
@@ -168,12 +168,12 @@ static void bwd_transfer(const struct fn *f, size_t i, const int32_t *out,
 		return;
 	case COPY_RS:
 		in[s->dreg] = ST_NONE;
-		slot = slot_index(f, sp + s->disp);
+		slot = as_slot_index(f, sp + s->disp);
 		if (slot >= 0)
 			in[slot] = either(out[s->dreg], out[slot]);
 		return;
 	case COPY_SR:
-		slot = slot_index(f, sp + s->disp);
+		slot = as_slot_index(f, sp + s->disp);
 		kill_range(f, in, sp + s->disp, sp + s->disp + 8);
 		if (slot >= 0)
 			in[s->sreg] = either(out[slot], out[s->sreg]);
@@ -192,7 +192,7 @@ static void bwd_transfer(const struct fn *f, size_t i, const int32_t *out,
 }
 
 /* Forward analysis of where the entry value of register `reg` is. */
-void forward(struct fn *f, int reg, int32_t *in)
+void as_forward(struct fn *f, int reg, int32_t *in)
 {
 	int32_t *out = malloc(sizeof(*out) * (size_t)f->nl);
 	size_t nl = (size_t)f->nl, i;
@@ -247,7 +247,7 @@ static void mirror_transfer(const struct fn *f, size_t i, const struct mir *in,
 
 	memcpy(out, in, sizeof(*out) * NREGS);
 	if (s->copy == COPY_RS || s->copy == COPY_SR)
-		slot = slot_index(f, f->sp[i] + s->disp);
+		slot = as_slot_index(f, f->sp[i] + s->disp);
 	/* Slots written: registers mirroring them no longer do. */
 	for (r = 0; r < f->nl; r++)
 		probe[r] = 0;
@@ -285,7 +285,7 @@ static void mirror_transfer(const struct fn *f, size_t i, const struct mir *in,
 			out[r].slot = M_NONE;
 }
 
-void mirrors(struct fn *f)
+void as_mirrors(struct fn *f)
 {
 	struct mir out[NREGS];
 	bool changed = true;
@@ -337,7 +337,7 @@ static bool valid(int32_t d)
 }
 
 /* Where the result is before instruction i, with the mirrors applied. */
-void bwd_in(const struct fn *f, size_t i, const int32_t *out, int32_t *in)
+void as_bwd_in(const struct fn *f, size_t i, const int32_t *out, int32_t *in)
 {
 	const struct mir *m;
 	int r;
@@ -360,7 +360,7 @@ void bwd_in(const struct fn *f, size_t i, const int32_t *out, int32_t *in)
 }
 
 /* Backward analysis of where the returned value is (OUT states). */
-void backward(struct fn *f, int32_t *out)
+void as_backward(struct fn *f, int32_t *out)
 {
 	int32_t *in = malloc(sizeof(*in) * (size_t)f->nl);
 	size_t nl = (size_t)f->nl, i;
@@ -383,7 +383,7 @@ void backward(struct fn *f, int32_t *out)
 
 				if (j < 0)
 					continue;
-				bwd_in(f, (size_t)j, out + (size_t)j * nl, in);
+				as_bwd_in(f, (size_t)j, out + (size_t)j * nl, in);
 				if (meet_into(cur, in, f->nl))
 					changed = true;
 			}
@@ -392,7 +392,7 @@ void backward(struct fn *f, int32_t *out)
 	free(in);
 }
 
-bool in_list(const uint64_t *v, size_t n, uint64_t x)
+bool as_in_list(const uint64_t *v, size_t n, uint64_t x)
 {
 	size_t i;
 
@@ -408,7 +408,7 @@ bool in_list(const uint64_t *v, size_t n, uint64_t x)
  * counted by them; a RET shared with an anchored path is classed by the
  * other paths to it).
  */
-int ret_classes(struct fn *f, uint8_t *ret_class, const bool *stop)
+int as_ret_classes(struct fn *f, uint8_t *ret_class, const bool *stop)
 {
 	size_t n = f->n, i, nl = (size_t)f->nl;
 	uint8_t *tin = malloc(n * nl), *tout = malloc(nl);
@@ -449,11 +449,11 @@ int ret_classes(struct fn *f, uint8_t *ret_class, const bool *stop)
 			if (s->copy == COPY_RR) {
 				tout[s->dreg] = cur[s->sreg];
 			} else if (s->copy == COPY_RS) {
-				int sl = slot_index(f, f->sp[i] + s->disp);
+				int sl = as_slot_index(f, f->sp[i] + s->disp);
 
 				tout[s->dreg] = sl >= 0 ? cur[sl] : T_OTHER;
 			} else if (s->copy == COPY_SR) {
-				int sl = slot_index(f, f->sp[i] + s->disp);
+				int sl = as_slot_index(f, f->sp[i] + s->disp);
 
 				if (sl >= 0)
 					tout[sl] = cur[s->sreg];
@@ -462,9 +462,9 @@ int ret_classes(struct fn *f, uint8_t *ret_class, const bool *stop)
 				if (s->const_regs >> l & 1)
 					tout[l] = T_CONST;
 			if (s->is_call && s->call_target) {
-				if (in_list(f->env->producers, f->env->nproducers, s->call_target))
+				if (as_in_list(f->env->producers, f->env->nproducers, s->call_target))
 					tout[TAF_REG_AX] = T_PROD;
-				else if (in_list(f->env->nonheap, f->env->nnonheap, s->call_target))
+				else if (as_in_list(f->env->nonheap, f->env->nnonheap, s->call_target))
 					tout[TAF_REG_AX] = T_NONHEAP;
 			} else if (s->is_call && f->dispatcher) {
 				/* mallocNoScanTable[size](...), mallocScanTable:
@@ -507,7 +507,7 @@ int ret_classes(struct fn *f, uint8_t *ret_class, const bool *stop)
 }
 
 /* Every location of st (SP-relative at sp); the best first: registers. */
-struct taf_loc pick(const struct fn *f, const int32_t *st, int64_t sp,
+struct taf_loc as_pick(const struct fn *f, const int32_t *st, int64_t sp,
 		    struct taf_loc *all, unsigned *nall)
 {
 	struct taf_loc best = { 0 };

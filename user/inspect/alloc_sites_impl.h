@@ -13,7 +13,7 @@
  *  - alloc_sites_flow.c       the value analyses (data flow)
  *  - alloc_sites_producers.c  producers: probe sites and their values
  *  - alloc_sites_callers.c    callers of the producers
- *  - alloc_sites.c            refuse() and which functions to analyse
+ *  - alloc_sites.c            as_refuse() and which functions to analyse
  */
 #ifndef ALLOC_SITES_IMPL_H
 #define ALLOC_SITES_IMPL_H
@@ -98,35 +98,35 @@ struct fn {
 	char why[200];
 };
 
-int refuse(struct fn *f, const char *fmt, ...)
+int as_refuse(struct fn *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* alloc_sites_x86.c */
-void describe(struct fn *f, csh cs, size_t i, const cs_insn *ci);
+void as_describe(struct fn *f, csh cs, size_t i, const cs_insn *ci);
 
 /* alloc_sites_cfg.c */
-int slot_index(const struct fn *f, int64_t entry_off);
-void reach_from(const struct fn *f, size_t from, bool include_from,
+int as_slot_index(const struct fn *f, int64_t entry_off);
+void as_reach_from(const struct fn *f, size_t from, bool include_from,
 		const bool *stop, bool *seen, int *stack);
-void fn_free(struct fn *f);
-int fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
+void as_fn_free(struct fn *f);
+int as_fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
 	    uint64_t size);
 
 /* alloc_sites_flow.c */
-void forward(struct fn *f, int reg, int32_t *in);
-void mirrors(struct fn *f);
-void bwd_in(const struct fn *f, size_t i, const int32_t *out, int32_t *in);
-void backward(struct fn *f, int32_t *out);
-bool in_list(const uint64_t *v, size_t n, uint64_t x);
-int ret_classes(struct fn *f, uint8_t *ret_class, const bool *stop);
-struct taf_loc pick(const struct fn *f, const int32_t *st, int64_t sp,
+void as_forward(struct fn *f, int reg, int32_t *in);
+void as_mirrors(struct fn *f);
+void as_bwd_in(const struct fn *f, size_t i, const int32_t *out, int32_t *in);
+void as_backward(struct fn *f, int32_t *out);
+bool as_in_list(const uint64_t *v, size_t n, uint64_t x);
+int as_ret_classes(struct fn *f, uint8_t *ret_class, const bool *stop);
+struct taf_loc as_pick(const struct fn *f, const int32_t *st, int64_t sp,
 		    struct taf_loc *all, unsigned *nall);
 
 /* alloc_sites_producers.c */
-bool loads_g(const struct insn *in);
+bool as_loads_g(const struct insn *in);
 
 /* alloc_sites_callers.c */
-bool byte_scan(const uint8_t *code, uint64_t entry, uint64_t size,
+bool as_byte_scan(const uint8_t *code, uint64_t entry, uint64_t size,
 	       const uint64_t *targets, size_t ntargets);
 
 #endif /* ALLOC_SITES_IMPL_H */

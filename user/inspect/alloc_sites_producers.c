@@ -33,7 +33,7 @@ static int add_site(struct fn *f, size_t i, enum as_site_kind kind)
 		return -ENOMEM;
 	if (o->nsites >= AS_MAX_SITES) {
 		free(before);
-		return refuse(f, "more than %d probe sites", AS_MAX_SITES);
+		return as_refuse(f, "more than %d probe sites", AS_MAX_SITES);
 	}
 	s = &o->sites[o->nsites++];
 	memset(s, 0, sizeof(*s));
@@ -42,10 +42,10 @@ static int add_site(struct fn *f, size_t i, enum as_site_kind kind)
 	s->emulated = f->d.insns[i].cost == UPROBE_EMULATED;
 	snprintf(s->text, sizeof(s->text), "%s", f->d.insns[i].text);
 	s->sp = f->sp[i];
-	bwd_in(f, i, f->bwd + i * nl, before);
-	s->obj = pick(f, before, f->sp[i], s->all_obj, &s->n_obj);
-	s->size = pick(f, f->fwd_size + i * nl, f->sp[i], s->all_size, &s->n_size);
-	s->type = pick(f, f->fwd_type + i * nl, f->sp[i], s->all_type, &s->n_type);
+	as_bwd_in(f, i, f->bwd + i * nl, before);
+	s->obj = as_pick(f, before, f->sp[i], s->all_obj, &s->n_obj);
+	s->size = as_pick(f, f->fwd_size + i * nl, f->sp[i], s->all_size, &s->n_size);
+	s->type = as_pick(f, f->fwd_type + i * nl, f->sp[i], s->all_type, &s->n_type);
 	/* Sizes and types are never offset: only exact copies count. */
 	if (s->size.add)
 		s->size.kind = TAF_LOC_NONE;
@@ -58,12 +58,12 @@ static int add_site(struct fn *f, size_t i, enum as_site_kind kind)
 /* Whether the object is known before instruction i. */
 static bool obj_known(const struct fn *f, size_t i, int32_t *tmp)
 {
-	bwd_in(f, i, f->bwd + i * (size_t)f->nl, tmp);
-	return pick(f, tmp, f->sp[i], NULL, NULL).kind != TAF_LOC_NONE;
+	as_bwd_in(f, i, f->bwd + i * (size_t)f->nl, tmp);
+	return as_pick(f, tmp, f->sp[i], NULL, NULL).kind != TAF_LOC_NONE;
 }
 
 /* MOVQ (TLS), R14: g reloaded after systemstack & co., still g. */
-bool loads_g(const struct insn *in)
+bool as_loads_g(const struct insn *in)
 {
 	static const uint8_t b[] = { 0x64, 0x4c, 0x8b, 0x34, 0x25,
 				     0xf8, 0xff, 0xff, 0xff };
@@ -97,7 +97,7 @@ static int plan_sites(struct fn *f)
 	for (i = 0; i < n; i++) {
 		if (!anchor[i])
 			continue;
-		reach_from(f, i, false, NULL, seen, stack);
+		as_reach_from(f, i, false, NULL, seen, stack);
 		for (j = 0; j < n; j++)
 			if (seen[j])
 				from_anchor[j] = true;
@@ -126,13 +126,13 @@ static int plan_sites(struct fn *f)
 		if (!f->reach[i] || !sm->is_call)
 			continue;
 		deleg = sm->call_target ?
-			in_list(f->env->producers, f->env->nproducers, sm->call_target) ||
-			in_list(f->env->nonheap, f->env->nnonheap, sm->call_target) :
+			as_in_list(f->env->producers, f->env->nproducers, sm->call_target) ||
+			as_in_list(f->env->nonheap, f->env->nnonheap, sm->call_target) :
 			f->dispatcher;
 		if (deleg && f->bwd[i * (size_t)f->nl + TAF_REG_AX] == 0) {
 			delegation[i] = true;
 			from_stop[i] = true;
-			reach_from(f, i, false, NULL, seen, stack);
+			as_reach_from(f, i, false, NULL, seen, stack);
 			for (j = 0; j < n; j++)
 				if (seen[j])
 					from_stop[j] = true;
@@ -142,12 +142,12 @@ static int plan_sites(struct fn *f)
 		stops[i] = site[i] || delegation[i];
 		from_stop[i] = from_stop[i] || from_anchor[i];
 	}
-	rc = ret_classes(f, cls, stops);
+	rc = as_ret_classes(f, cls, stops);
 	if (rc)
 		goto out;
 
 	/* Returns of the function's own objects reached without an anchor. */
-	reach_from(f, f->entry_idx, true, stops, seen, stack);
+	as_reach_from(f, f->entry_idx, true, stops, seen, stack);
 	for (i = 0; i < n; i++) {
 		size_t best = n;
 
@@ -167,10 +167,10 @@ static int plan_sites(struct fn *f)
 				continue;
 			memcpy(stop, stops, n);
 			stop[j] = true;
-			reach_from(f, f->entry_idx, true, stop, seen2, stack);
+			as_reach_from(f, f->entry_idx, true, stop, seen2, stack);
 			if (seen2[i])
 				continue;              /* does not dominate */
-			reach_from(f, j, false, NULL, seen2, stack);
+			as_reach_from(f, j, false, NULL, seen2, stack);
 			if (seen2[j])
 				continue;              /* in a loop */
 			for (k = 0; k < n && !other; k++)
@@ -185,14 +185,14 @@ static int plan_sites(struct fn *f)
 			size_t k;
 			bool later = false;
 
-			reach_from(f, cand[j], false, NULL, seen2, stack);
+			as_reach_from(f, cand[j], false, NULL, seen2, stack);
 			for (k = 0; k < ncand && !later; k++)
 				later = k != j && seen2[cand[k]];
 			if (!later)
 				best = cand[j];
 		}
 		if (best == n) {
-			rc = refuse(f, "no emulated site for the return at %#lx",
+			rc = as_refuse(f, "no emulated site for the return at %#lx",
 				    (unsigned long)f->d.insns[i].addr);
 			goto out;
 		}
@@ -201,17 +201,17 @@ static int plan_sites(struct fn *f)
 		rc = add_site(f, best, AS_SITE_EARLY);
 		if (rc)
 			goto out;
-		reach_from(f, f->entry_idx, true, stops, seen, stack);
+		as_reach_from(f, f->entry_idx, true, stops, seen, stack);
 	}
 
 	/* Proof 1: no site follows a site (each fires at most once a call). */
 	for (i = 0; i < n; i++) {
 		if (!site[i])
 			continue;
-		reach_from(f, i, false, NULL, seen2, stack);
+		as_reach_from(f, i, false, NULL, seen2, stack);
 		for (j = 0; j < n; j++)
 			if (seen2[j] && site[j]) {
-				rc = refuse(f, "site %#lx can be followed by site %#lx",
+				rc = as_refuse(f, "site %#lx can be followed by site %#lx",
 					    (unsigned long)f->d.insns[i].addr,
 					    (unsigned long)f->d.insns[j].addr);
 				goto out;
@@ -220,14 +220,14 @@ static int plan_sites(struct fn *f)
 	/* Proof 2: the paths that pass neither a site nor a delegation
 	 * return a constant (&zerobase) or what another producer or
 	 * persistentalloc returned (preMallocgcDebug's x != nil). */
-	reach_from(f, f->entry_idx, true, stops, seen, stack);
+	as_reach_from(f, f->entry_idx, true, stops, seen, stack);
 	for (i = 0; i < n; i++) {
 		if (!f->reach[i] || f->d.insns[i].kind != INSN_RET)
 			continue;
 		f->out->n_rets++;
 		f->out->n_ret_class[cls[i]]++;
 		if (seen[i] && cls[i] == AS_RET_OWN) {
-			rc = refuse(f, "the return at %#lx passes no site",
+			rc = as_refuse(f, "the return at %#lx passes no site",
 				    (unsigned long)f->d.insns[i].addr);
 			goto out;
 		}
@@ -240,18 +240,18 @@ static int plan_sites(struct fn *f)
 		if (!f->reach[i] || !f->sem[i].is_call)
 			continue;
 		prod = f->sem[i].call_target &&
-		       in_list(f->env->producers, f->env->nproducers, f->sem[i].call_target);
-		if (prod && !in_list(f->out->producer_calls, f->out->n_producer_calls,
+		       as_in_list(f->env->producers, f->env->nproducers, f->sem[i].call_target);
+		if (prod && !as_in_list(f->out->producer_calls, f->out->n_producer_calls,
 				     f->sem[i].call_target) &&
 		    f->out->n_producer_calls < 16)
 			f->out->producer_calls[f->out->n_producer_calls++] =
 				f->sem[i].call_target;
 		if (!prod && f->d.insns[i].kind != INSN_CALL_IND)
 			continue;
-		reach_from(f, i, false, NULL, seen2, stack);
+		as_reach_from(f, i, false, NULL, seen2, stack);
 		for (j = 0; j < n; j++)
 			if (seen2[j] && site[j]) {
-				rc = refuse(f, "a %s call at %#lx precedes site %#lx",
+				rc = as_refuse(f, "a %s call at %#lx precedes site %#lx",
 					    prod ? "producer" : "indirect",
 					    (unsigned long)f->d.insns[i].addr,
 					    (unsigned long)f->d.insns[j].addr);
@@ -259,22 +259,22 @@ static int plan_sites(struct fn *f)
 			}
 	}
 	if (f->out->nsites == 0)
-		rc = refuse(f, "no probe site");
+		rc = as_refuse(f, "no probe site");
 	for (i = 0; rc == 0 && i < f->out->nsites; i++) {
 		if (f->out->sites[i].obj.kind == TAF_LOC_NONE)
-			rc = refuse(f, "object not found at site %#lx%s",
+			rc = as_refuse(f, "object not found at site %#lx%s",
 				    (unsigned long)f->out->sites[i].addr,
 				    f->escaped ? " (the frame's address is taken: every "
 				    "call may write any slot)" : "");
 		else if (!f->out->sites[i].emulated)
-			rc = refuse(f, "site %#lx is single-stepped",
+			rc = as_refuse(f, "site %#lx is single-stepped",
 				    (unsigned long)f->out->sites[i].addr);
 	}
 	/* The probes key the pending table by R14 (g): it must stay g. */
 	for (i = 0; rc == 0 && i < n; i++)
-		if (f->reach[i] && !f->sem[i].is_call && !loads_g(&f->d.insns[i]) &&
+		if (f->reach[i] && !f->sem[i].is_call && !as_loads_g(&f->d.insns[i]) &&
 		    (f->sem[i].wregs >> TAF_REG_R14 & 1))
-			rc = refuse(f, "R14 written at %#lx",
+			rc = as_refuse(f, "R14 written at %#lx",
 				    (unsigned long)f->d.insns[i].addr);
 out:
 	free(delegation);
@@ -304,7 +304,7 @@ int as_analyze(const struct as_env *env, const char *name, uint64_t entry,
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	out->entry = entry;
 	out->size = size;
-	rc = fn_load(&f, env, entry, size);
+	rc = as_fn_load(&f, env, entry, size);
 	f.out = out;
 	f.dispatcher = !strcmp(name, "runtime.mallocgc");
 	if (rc == -EINVAL)
@@ -312,11 +312,11 @@ int as_analyze(const struct as_env *env, const char *name, uint64_t entry,
 	if (rc)
 		goto done;
 	if (f.entry_idx == 0) {
-		refuse(&f, "no stack-check prologue");
+		as_refuse(&f, "no stack-check prologue");
 		goto refused;
 	}
 	if (f.indirect_jump) {
-		refuse(&f, "indirect or tail jump");
+		as_refuse(&f, "indirect or tail jump");
 		goto refused;
 	}
 	for (i = 0; i < f.n; i++)
@@ -332,10 +332,10 @@ int as_analyze(const struct as_env *env, const char *name, uint64_t entry,
 		rc = -ENOMEM;
 		goto done;
 	}
-	forward(&f, TAF_REG_AX, f.fwd_size);
-	forward(&f, TAF_REG_BX, f.fwd_type);
-	mirrors(&f);
-	backward(&f, f.bwd);
+	as_forward(&f, TAF_REG_AX, f.fwd_size);
+	as_forward(&f, TAF_REG_BX, f.fwd_type);
+	as_mirrors(&f);
+	as_backward(&f, f.bwd);
 	rc = plan_sites(&f);
 	if (rc == -EINVAL)
 		goto refused;
@@ -345,7 +345,7 @@ refused:
 	out->status = -EINVAL;
 	snprintf(out->why, sizeof(out->why), "%s", f.why);
 done:
-	fn_free(&f);
+	as_fn_free(&f);
 	return rc;
 }
 
@@ -359,7 +359,7 @@ int as_values_in(const struct as_env *env, uint64_t entry, uint64_t size,
 	size_t i, nl;
 	int rc;
 
-	rc = fn_load(&f, env, entry, size);
+	rc = as_fn_load(&f, env, entry, size);
 	f.out = &dummy;
 	if (rc)
 		goto done;
@@ -373,10 +373,10 @@ int as_values_in(const struct as_env *env, uint64_t entry, uint64_t size,
 		rc = -ENOMEM;
 		goto done;
 	}
-	forward(&f, TAF_REG_AX, f.fwd_size);
-	forward(&f, TAF_REG_BX, f.fwd_type);
-	mirrors(&f);
-	backward(&f, f.bwd);
+	as_forward(&f, TAF_REG_AX, f.fwd_size);
+	as_forward(&f, TAF_REG_BX, f.fwd_type);
+	as_mirrors(&f);
+	as_backward(&f, f.bwd);
 	for (i = 0; i < f.n && rc == 0; i++) {
 		struct as_values v;
 
@@ -385,14 +385,14 @@ int as_values_in(const struct as_env *env, uint64_t entry, uint64_t size,
 		memset(&v, 0, sizeof(v));
 		v.pc = f.d.insns[i].addr;
 		v.sp = f.sp[i];
-		bwd_in(&f, i, f.bwd + i * nl, before);
-		pick(&f, before, f.sp[i], v.obj, &v.n_obj);
-		pick(&f, f.fwd_size + i * nl, f.sp[i], v.size, &v.n_size);
-		pick(&f, f.fwd_type + i * nl, f.sp[i], v.type, &v.n_type);
+		as_bwd_in(&f, i, f.bwd + i * nl, before);
+		as_pick(&f, before, f.sp[i], v.obj, &v.n_obj);
+		as_pick(&f, f.fwd_size + i * nl, f.sp[i], v.size, &v.n_size);
+		as_pick(&f, f.fwd_type + i * nl, f.sp[i], v.type, &v.n_type);
 		rc = cb(&v, arg);
 	}
 done:
 	free(before);
-	fn_free(&f);
+	as_fn_free(&f);
 	return rc;
 }

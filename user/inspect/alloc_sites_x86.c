@@ -261,7 +261,7 @@ static bool is_noreturn(const char *name)
 	return false;
 }
 
-void describe(struct fn *f, csh cs, size_t i, const cs_insn *ci)
+void as_describe(struct fn *f, csh cs, size_t i, const cs_insn *ci)
 {
 	const cs_x86 *x = &ci->detail->x86;
 	struct isem *s = &f->sem[i];

@@ -29,7 +29,7 @@
 
 /* ---- executables ------------------------------------------------------ */
 
-struct bin_entry *bin_find(struct tracer *t, uint64_t dev, uint64_t ino)
+struct bin_entry *tracer_bin_find(struct tracer *t, uint64_t dev, uint64_t ino)
 {
 	size_t i;
 
@@ -39,7 +39,7 @@ struct bin_entry *bin_find(struct tracer *t, uint64_t dev, uint64_t ino)
 	return NULL;
 }
 
-struct bin_entry *bin_add(struct tracer *t, uint64_t dev, uint64_t ino)
+struct bin_entry *tracer_bin_add(struct tracer *t, uint64_t dev, uint64_t ino)
 {
 	struct bin_entry *b;
 
@@ -56,7 +56,7 @@ struct bin_entry *bin_add(struct tracer *t, uint64_t dev, uint64_t ino)
  * Plans and attaches the probes of executable `bin` (reached through
  * `path`) for process `pid`, or for every process running it (-1).
  */
-int attach_binary(struct tracer *t, struct bin_entry *be,
+int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		  const struct go_binary *bin, const char *path,
 		  pid_t pid, char *err, size_t errlen)
 {
@@ -65,7 +65,7 @@ int attach_binary(struct tracer *t, struct bin_entry *be,
 	int rc;
 
 	if (bi->minor > GO_MAX_KNOWN_MINOR)
-		say("warning: %s is newer than the newest Go this version knows (1.%d); trying anyway",
+		tracer_say("warning: %s is newer than the newest Go this version knows (1.%d); trying anyway",
 		    bi->version, GO_MAX_KNOWN_MINOR);
 	rc = probe_plan_build(bin, &plan, err, errlen);
 	if (rc)
@@ -82,7 +82,7 @@ int attach_binary(struct tracer *t, struct bin_entry *be,
 		be->attached = true;
 		be->probes = plan.n;
 		if (t->opt->verbose)
-			say("%s: %zu probes on %u functions%s", path, plan.n,
+			tracer_say("%s: %zu probes on %u functions%s", path, plan.n,
 			    plan.funcs,
 			    plan.single_stepped ? "" : ", all on emulated instructions");
 	}
@@ -124,9 +124,9 @@ static void take_snapshot(struct session *s, int verbose)
 	int rc;
 
 	rc = freeze_process(s->target.pid, &fz);
-	t0 = now_ns();
+	t0 = tracer_now_ns();
 	if (rc) {
-		say("warning: cannot stop PID %d to read its heap (%s): its first file starts without exists events",
+		tracer_say("warning: cannot stop PID %d to read its heap (%s): its first file starts without exists events",
 		    (int)s->target.pid, strerror(-rc));
 		session_begin(s, t0);
 		return;
@@ -134,12 +134,12 @@ static void take_snapshot(struct session *s, int verbose)
 	rc = heap_snapshot_read(&s->target, s->bin, s->load_bias, &cb, &st,
 				err, sizeof(err));
 	thaw_process(&fz);
-	t1 = now_ns();
+	t1 = tracer_now_ns();
 	if (rc)
-		say("warning: PID %d: %s: its first file starts without a full snapshot",
+		tracer_say("warning: PID %d: %s: its first file starts without a full snapshot",
 		    (int)s->target.pid, err);
 	if (verbose)
-		say("PID %d snapshot: %llu spans, %llu objects (%llu typed), %llu stacks; stopped %.1f ms",
+		tracer_say("PID %d snapshot: %llu spans, %llu objects (%llu typed), %llu stacks; stopped %.1f ms",
 		    (int)s->target.pid, (unsigned long long)st.spans,
 		    (unsigned long long)st.objects,
 		    (unsigned long long)st.typed_objects,
@@ -180,7 +180,7 @@ static int find_load_bias(const struct go_binary *bin, const struct target *tg,
  * at exec whose executable was already probed).  Fills err and returns
  * -errno when the process is not one we can trace.
  */
-int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
+int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		 bool snapshot, const struct exec_info *ei, char *err,
 		 size_t errlen)
 {
@@ -212,13 +212,13 @@ int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		 * Gone already (a short-lived process): its records are in
 		 * the ring buffer, and its executable is known from the exec.
 		 */
-		be = ei ? bin_find(t, ei->dev, ei->ino) : NULL;
+		be = ei ? tracer_bin_find(t, ei->dev, ei->ino) : NULL;
 		if (!be || !be->go || !be->attached)
 			return rc;
 		target_init_gone(&tg, pid, ei->comm, ei->dev, ei->ino);
 		snapshot = false;
 	}
-	be = bin_find(t, tg.exe_dev, tg.exe_ino);
+	be = tracer_bin_find(t, tg.exe_dev, tg.exe_ino);
 	if (be && !be->go) {
 		snprintf(err, errlen, "PID %d (%s) is not a Go program", (int)pid,
 			 tg.comm);
@@ -229,7 +229,7 @@ int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		rc = go_binary_open(tg.exe_path, &bin, berr, sizeof(berr));
 		if (rc == 0)
 			rc = go_binary_check_version(bin, berr, sizeof(berr));
-		be = bin_add(t, tg.exe_dev, tg.exe_ino);
+		be = tracer_bin_add(t, tg.exe_dev, tg.exe_ino);
 		if (rc) {
 			snprintf(err, errlen, "PID %d (%s) is not a Go program we can trace: %s",
 				 (int)pid, tg.comm, berr);
@@ -260,7 +260,7 @@ int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	}
 	if (!be->attached) {
 		snapshot = true;
-		rc = attach_binary(t, be, bin, tg.exe_path, attach_pid, berr,
+		rc = tracer_attach_binary(t, be, bin, tg.exe_path, attach_pid, berr,
 				   sizeof(berr));
 		if (rc) {
 			snprintf(err, errlen, "PID %d (%s): %s", (int)pid,
@@ -297,7 +297,7 @@ int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
  * Cuts the last generation, reports (stderr and the JSON sidecar), and
  * frees the session at index i.
  */
-void close_session(struct tracer *t, size_t i, const char *reason)
+void tracer_close_session(struct tracer *t, size_t i, const char *reason)
 {
 	struct session *s = t->sess[i];
 	struct trace_sink_stats ss;
@@ -308,14 +308,14 @@ void close_session(struct tracer *t, size_t i, const char *reason)
 	session_stacks_close(s);
 	if (s->sink_failed)
 		t->write_failed = true;
-	report_session(s);
+	tracer_report_session(s);
 	probes_read_stats(&t->probes, st);
 	rc = summary_json_write(s, st, reason);
 	if (rc)
-		say("PID %d: cannot write the summary file: %s",
+		tracer_say("PID %d: cannot write the summary file: %s",
 		    (int)s->target.pid, strerror(-rc));
 	trace_sink_get_stats(s->sink, &ss);
-	add_counts(&t->done, &s->counts);
+	tracer_add_counts(&t->done, &s->counts);
 	t->done_bytes += ss.bytes_written;
 	t->done_files += ss.files_written;
 	if (t->last_sess == s)

@@ -59,7 +59,7 @@ static bool selected(struct tracer *t, pid_t pid, const struct exec_info *ei)
 	/* Gone already: what the exec record said. */
 	if (ei && !comm[0])
 		snprintf(comm, sizeof(comm), "%.15s", ei->comm);
-	if (ei && !exe[0] && (be = bin_find(t, ei->dev, ei->ino)) != NULL)
+	if (ei && !exe[0] && (be = tracer_bin_find(t, ei->dev, ei->ino)) != NULL)
 		snprintf(exe, sizeof(exe), "%s", be->path);
 	return cli_process_selected(t->opt, pid, comm, exe);
 }
@@ -68,7 +68,7 @@ static bool selected(struct tracer *t, pid_t pid, const struct exec_info *ei)
  * --all: a process we have not seen is found at start, exec'd (EI), or
  * sends its first record (FROM_RECORD: it runs an executable we probe).
  */
-void discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
+void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 	      bool from_record)
 {
 	char err[512];
@@ -80,28 +80,28 @@ void discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 		return;
 	}
 	if (t->nsess >= t->opt->max_processes) {
-		say("not tracing PID %d: --max-processes %u reached", (int)pid,
+		tracer_say("not tracing PID %d: --max-processes %u reached", (int)pid,
 		    t->opt->max_processes);
 		ignore_pid(t, pid);
 		return;
 	}
-	if (open_session(t, pid, -1, ei == NULL, ei, err, sizeof(err)) != 0) {
+	if (tracer_open_session(t, pid, -1, ei == NULL, ei, err, sizeof(err)) != 0) {
 		/*
 		 * A process that sent a record runs a probed Go executable:
 		 * not tracing it must be said.  Most other processes are
 		 * simply not Go: that is only worth saying with -v -v.
 		 */
 		if (from_record || t->opt->verbose >= 2)
-			say("not tracing PID %d: %s", (int)pid, err);
+			tracer_say("not tracing PID %d: %s", (int)pid, err);
 		ignore_pid(t, pid);
 		return;
 	}
-	say("tracing PID %d (%s, %s)", (int)pid, t->sess[t->nsess - 1]->target.comm,
+	tracer_say("tracing PID %d (%s, %s)", (int)pid, t->sess[t->nsess - 1]->target.comm,
 	    go_binary_build_info(t->sess[t->nsess - 1]->bin)->version);
 }
 
 /* Processes every record queued now. */
-void drain(struct tracer *t)
+void tracer_drain(struct tracer *t)
 {
 	t->draining = true;
 	t->yield_poll = false;
@@ -109,7 +109,7 @@ void drain(struct tracer *t)
 	t->draining = false;
 }
 
-int on_record(void *ctx, void *data, size_t len)
+int tracer_on_record(void *ctx, void *data, size_t len)
 {
 	struct tracer *t = ctx;
 	const struct taf_rec_hdr *h = data;
@@ -125,7 +125,7 @@ int on_record(void *ctx, void *data, size_t len)
 	 */
 	if (!t->draining && ++t->since_clock_check >= 256) {
 		t->since_clock_check = 0;
-		if (now_ns() - t->poll_started > 50000000ull)
+		if (tracer_now_ns() - t->poll_started > 50000000ull)
 			t->yield_poll = true;
 	}
 	s = find_session(t, (pid_t)h->pid);
@@ -136,9 +136,9 @@ int on_record(void *ctx, void *data, size_t len)
 
 			for (i = 0; i < t->nsess; i++)
 				if (t->sess[i] == s)
-					close_session(t, i, "exec");
+					tracer_close_session(t, i, "exec");
 			if (!t->opt->all) {
-				say("PID %d exec'd another program: tracing stops",
+				tracer_say("PID %d exec'd another program: tracing stops",
 				    (int)h->pid);
 				t->stop = true;
 			}
@@ -155,7 +155,7 @@ int on_record(void *ctx, void *data, size_t len)
 			memcpy(ei.comm, r->comm, sizeof(ei.comm));
 			ei.comm[sizeof(ei.comm) - 1] = '\0';
 			if (t->opt->all)
-				discover(t, (pid_t)h->pid, &ei, false);
+				tracer_discover(t, (pid_t)h->pid, &ei, false);
 			else if (t->child && (pid_t)h->pid == t->child)
 				t->child_exec = ei;
 		}
@@ -163,14 +163,14 @@ int on_record(void *ctx, void *data, size_t len)
 	}
 	if (!s) {
 		if (t->opt->all) {
-			discover(t, (pid_t)h->pid, NULL, true);
+			tracer_discover(t, (pid_t)h->pid, NULL, true);
 		} else if (t->child && (pid_t)h->pid == t->child &&
 			   !u64_map_get(&t->ignored, h->pid, NULL)) {
 			/* -- CMD: the program's first record; its heap was empty. */
-			if (open_session(t, t->child, t->child, false,
+			if (tracer_open_session(t, t->child, t->child, false,
 					 t->child_exec.ino ? &t->child_exec : NULL,
 					 err, sizeof(err)) != 0) {
-				say("%s", err);
+				tracer_say("%s", err);
 				ignore_pid(t, t->child);
 			}
 		}

@@ -12,7 +12,7 @@
 #include "trace/rec_names.h"
 #include "format/trace_sink.h"
 
-void add_counts(struct session_counts *a, const struct session_counts *b)
+void tracer_add_counts(struct session_counts *a, const struct session_counts *b)
 {
 	int k;
 
@@ -31,13 +31,13 @@ void add_counts(struct session_counts *a, const struct session_counts *b)
 	a->stacks_inline += b->stacks_inline;
 }
 
-void report_session(const struct session *s)
+void tracer_report_session(const struct session *s)
 {
 	struct trace_sink_stats ss;
 
 	trace_sink_get_stats(s->sink, &ss);
 	if (s->sample > 1)
-		say("PID %d: --sample %u: %llu of %llu allocations kept, %llu allocation events written",
+		tracer_say("PID %d: --sample %u: %llu of %llu allocations kept, %llu allocation events written",
 		    (int)s->target.pid, s->sample,
 		    (unsigned long long)(s->counts.records[TAF_REC_HEAP_ALLOC] -
 					 s->counts.sampled_out),
@@ -45,35 +45,35 @@ void report_session(const struct session *s)
 		    (unsigned long long)s->counts.written[TW_EV_HEAP_OBJECT_ALLOC -
 							  TW_EV_FIRST]);
 	if (s->stacks)
-		say("PID %d: --stacks: %llu allocations with a stack (%llu sent whole: no room in the stack map), %llu allocations without stacks",
+		tracer_say("PID %d: --stacks: %llu allocations with a stack (%llu sent whole: no room in the stack map), %llu allocations without stacks",
 		    (int)s->target.pid,
 		    (unsigned long long)s->counts.stacks_with,
 		    (unsigned long long)s->counts.stacks_inline,
 		    (unsigned long long)s->counts.stacks_without);
 	if (s->counts.stacks_lost)
-		say("PID %d: --stacks: %llu stacks not written (sidecar failed, or its trace file was rotated away)",
+		tracer_say("PID %d: --stacks: %llu stacks not written (sidecar failed, or its trace file was rotated away)",
 		    (int)s->target.pid,
 		    (unsigned long long)s->counts.stacks_lost);
 	if (s->counts.tiny_merged)
-		say("PID %d: %llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
+		tracer_say("PID %d: %llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
 		    (int)s->target.pid, (unsigned long long)s->counts.tiny_merged);
 	if (session_inconsistent(s))
-		say("PID %d: %llu of %llu heap operations did not fit the shadow heap (missed or out-of-order events)",
+		tracer_say("PID %d: %llu of %llu heap operations did not fit the shadow heap (missed or out-of-order events)",
 		    (int)s->target.pid,
 		    (unsigned long long)session_inconsistent(s),
 		    (unsigned long long)session_heap_ops(s));
 	if (s->counts.type_errors)
-		say("PID %d: %llu type descriptors could not be read (events kept without type)",
+		tracer_say("PID %d: %llu type descriptors could not be read (events kept without type)",
 		    (int)s->target.pid, (unsigned long long)s->counts.type_errors);
 	if (s->counts.lost_on_write)
-		say("PID %d: %llu events not written: %s", (int)s->target.pid,
+		tracer_say("PID %d: %llu events not written: %s", (int)s->target.pid,
 		    (unsigned long long)s->counts.lost_on_write,
 		    strerror(-s->sink_error));
 	if (ss.files_written) {
-		say("PID %d: %llu events in %llu files",
+		tracer_say("PID %d: %llu events in %llu files",
 		    (int)s->target.pid, (unsigned long long)s->counts.events,
 		    (unsigned long long)ss.files_written);
-		say("last file %s", ss.current_path);
+		tracer_say("last file %s", ss.current_path);
 	}
 }
 
@@ -90,7 +90,7 @@ static void totals(struct tracer *t, struct session_counts *c,
 	for (i = 0; i < t->nsess; i++) {
 		struct trace_sink_stats ss;
 
-		add_counts(c, &t->sess[i]->counts);
+		tracer_add_counts(c, &t->sess[i]->counts);
 		trace_sink_get_stats(t->sess[i]->sink, &ss);
 		*bytes += ss.bytes_written;
 		*files += ss.files_written;
@@ -108,38 +108,38 @@ static uint64_t dropped_total(struct tracer *t, uint64_t st[TAF_STAT_MAX])
 	return dropped;
 }
 
-void print_progress(struct tracer *t, const char *prefix)
+void tracer_print_progress(struct tracer *t, const char *prefix)
 {
 	uint64_t st[TAF_STAT_MAX], bytes, files, dropped;
 	struct session_counts c;
 
 	totals(t, &c, &bytes, &files);
 	dropped = dropped_total(t, st);
-	say("%s%llu allocations, %llu events in %llu generations, %llu bytes in %llu files, %llu dropped",
+	tracer_say("%s%llu allocations, %llu events in %llu generations, %llu bytes in %llu files, %llu dropped",
 	    prefix, (unsigned long long)c.records[TAF_REC_HEAP_ALLOC],
 	    (unsigned long long)c.events, (unsigned long long)c.generations,
 	    (unsigned long long)bytes, (unsigned long long)files,
 	    (unsigned long long)dropped);
 }
 
-void print_drops(struct tracer *t)
+void tracer_print_drops(struct tracer *t)
 {
 	uint64_t st[TAF_STAT_MAX];
 	int k;
 
 	dropped_total(t, st);
 	if (st[TAF_STAT_ALLOC_NO_OBJ])
-		say("lost %llu allocations: the probe could not read the object's address from the target's stack",
+		tracer_say("lost %llu allocations: the probe could not read the object's address from the target's stack",
 		    (unsigned long long)st[TAF_STAT_ALLOC_NO_OBJ]);
 	if (st[TAF_STAT_ALLOC_NO_TYPE])
-		say("%llu allocations recorded without size or type (not readable at the probe)",
+		tracer_say("%llu allocations recorded without size or type (not readable at the probe)",
 		    (unsigned long long)st[TAF_STAT_ALLOC_NO_TYPE]);
 	for (k = 1; k < TAF_REC_KIND_MAX; k++)
 		if (st[TAF_STAT_DROPPED_BASE + k])
-			say("dropped %llu %s records: ring buffer full (try --ringbuf-size)",
+			tracer_say("dropped %llu %s records: ring buffer full (try --ringbuf-size)",
 			    (unsigned long long)st[TAF_STAT_DROPPED_BASE + k],
 			    taf_rec_names[k].name);
 	if (t->orphan_records)
-		say("discarded %llu records of processes not traced (not selected, over --max-processes, or gone before they could be opened; -v -v says which)",
+		tracer_say("discarded %llu records of processes not traced (not selected, over --max-processes, or gone before they could be opened; -v -v says which)",
 		    (unsigned long long)t->orphan_records);
 }

@@ -19,22 +19,22 @@
 
 /* ---- modes ------------------------------------------------------------ */
 
-int start_pid(struct tracer *t)
+int tracer_start_pid(struct tracer *t)
 {
 	char err[512];
 	int rc;
 
-	rc = open_session(t, t->opt->pid, t->opt->pid, true, NULL, err,
+	rc = tracer_open_session(t, t->opt->pid, t->opt->pid, true, NULL, err,
 			  sizeof(err));
 	if (rc) {
-		say("%s", err);
+		tracer_say("%s", err);
 		return rc;
 	}
 	{
 		struct session *s = t->sess[0];
 		const struct go_build_info *bi = go_binary_build_info(s->bin);
 
-		say("attached to PID %d (%s, %s%s%s): %zu probes, writing to %s",
+		tracer_say("attached to PID %d (%s, %s%s%s): %zu probes, writing to %s",
 		    (int)s->target.pid, s->target.comm, bi->version,
 		    go_binary_is_pie(s->bin) ? ", PIE" : "",
 		    go_binary_has_symtab(s->bin) ? "" : ", stripped",
@@ -43,20 +43,20 @@ int start_pid(struct tracer *t)
 	return 0;
 }
 
-int start_all(struct tracer *t)
+int tracer_start_all(struct tracer *t)
 {
 	struct dirent *de;
 	DIR *d = opendir("/proc");
 
 	if (!d) {
-		say("cannot read /proc: %s", strerror(errno));
+		tracer_say("cannot read /proc: %s", strerror(errno));
 		return -errno;
 	}
 	while ((de = readdir(d)) != NULL) {
 		pid_t pid = (pid_t)atoi(de->d_name);
 
 		if (pid > 0)
-			discover(t, pid, NULL, false);
+			tracer_discover(t, pid, NULL, false);
 	}
 	closedir(d);
 	{
@@ -64,7 +64,7 @@ int start_all(struct tracer *t)
 
 		for (i = 0; i < t->nbins; i++)
 			attached += t->bins[i].attached;
-		say("attached to %zu Go processes (%zu executables), watching for new ones, writing to %s",
+		tracer_say("attached to %zu Go processes (%zu executables), watching for new ones, writing to %s",
 		    t->nsess, attached, t->opt->output_dir);
 	}
 	return 0;
@@ -102,7 +102,7 @@ static int resolve_cmd(const char *cmd, char *out, size_t outlen)
  * while the child waits on a pipe, then let it exec: the probes are live
  * before the runtime's first allocation.
  */
-int start_cmd(struct tracer *t)
+int tracer_start_cmd(struct tracer *t)
 {
 	char path[4096], err[512], go = 'g';
 	struct go_binary *bin = NULL;
@@ -112,25 +112,25 @@ int start_cmd(struct tracer *t)
 
 	rc = resolve_cmd(t->opt->cmd[0], path, sizeof(path));
 	if (rc) {
-		say("cannot run %s: %s", t->opt->cmd[0], strerror(-rc));
+		tracer_say("cannot run %s: %s", t->opt->cmd[0], strerror(-rc));
 		return rc;
 	}
 	rc = go_binary_open(path, &bin, err, sizeof(err));
 	if (rc == 0)
 		rc = go_binary_check_version(bin, err, sizeof(err));
 	if (rc) {
-		say("%s is not a Go program we can trace: %s", path, err);
+		tracer_say("%s is not a Go program we can trace: %s", path, err);
 		go_binary_close(bin);
 		return rc;
 	}
 	if (stat(path, &st) != 0 || pipe2(gate, O_CLOEXEC) != 0) {
-		say("cannot start %s: %s", path, strerror(errno));
+		tracer_say("cannot start %s: %s", path, strerror(errno));
 		go_binary_close(bin);
 		return -errno;
 	}
 	t->child = fork();
 	if (t->child < 0) {
-		say("cannot start %s: %s", path, strerror(errno));
+		tracer_say("cannot start %s: %s", path, strerror(errno));
 		go_binary_close(bin);
 		return -errno;
 	}
@@ -149,7 +149,7 @@ int start_cmd(struct tracer *t)
 		_exit(127);
 	}
 	close(gate[0]);
-	be = bin_add(t, st.st_dev, st.st_ino);
+	be = tracer_bin_add(t, st.st_dev, st.st_ino);
 	if (!be) {
 		rc = -ENOMEM;
 		snprintf(err, sizeof(err), "out of memory");
@@ -157,22 +157,22 @@ int start_cmd(struct tracer *t)
 		be->go = true;
 		be->bin = bin;
 		snprintf(be->path, sizeof(be->path), "%s", path);
-		rc = attach_binary(t, be, bin, path, t->child, err, sizeof(err));
+		rc = tracer_attach_binary(t, be, bin, path, t->child, err, sizeof(err));
 	}
 	if (!be)
 		go_binary_close(bin);
 	if (rc) {
-		say("%s", err);
+		tracer_say("%s", err);
 		close(gate[1]);
 		kill(t->child, SIGKILL);
 		waitpid(t->child, NULL, 0);
 		t->child = 0;
 		return rc;
 	}
-	say("attached to %s (PID %d), starting it, writing to %s", path,
+	tracer_say("attached to %s (PID %d), starting it, writing to %s", path,
 	    (int)t->child, t->opt->output_dir);
 	if (write(gate[1], &go, 1) != 1)
-		say("warning: cannot start %s", path);
+		tracer_say("warning: cannot start %s", path);
 	close(gate[1]);
 	return 0;
 }

@@ -33,7 +33,7 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-uint64_t now_ns(void)
+uint64_t tracer_now_ns(void)
 {
 	struct timespec ts;
 
@@ -41,7 +41,7 @@ uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void say(const char *fmt, ...)
+void tracer_say(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -97,7 +97,7 @@ static void check_exits(struct tracer *t)
 	}
 	if (any || t->child_done) {
 		/* What the processes sent before they went belongs to them. */
-		drain(t);
+		tracer_drain(t);
 	}
 	i = 0;
 	while (i < t->nsess) {
@@ -123,13 +123,13 @@ static void check_exits(struct tracer *t)
 			i++;
 			continue;
 		}
-		say("PID %d exited", (int)s->target.pid);
+		tracer_say("PID %d exited", (int)s->target.pid);
 		if (s->close_deferred && t->opt->verbose)
-			say("PID %d: %llu records came after its exit was seen, queued behind another probe's unfinished record",
+			tracer_say("PID %d: %llu records came after its exit was seen, queued behind another probe's unfinished record",
 			    (int)s->target.pid,
 			    (unsigned long long)(records_of(s) -
 						 s->records_when_deferred));
-		close_session(t, i, "exit");
+		tracer_close_session(t, i, "exit");
 		if (!t->opt->all)
 			t->stop = true;
 	}
@@ -139,7 +139,7 @@ static void check_exits(struct tracer *t)
 
 static void run_loop(struct tracer *t)
 {
-	uint64_t start = now_ns(), next_cut, next_progress;
+	uint64_t start = tracer_now_ns(), next_cut, next_progress;
 	int forwarded = 0;
 	size_t i;
 
@@ -149,11 +149,11 @@ static void run_loop(struct tracer *t)
 		uint64_t now;
 		int rc;
 
-		t->poll_started = now_ns();
+		t->poll_started = tracer_now_ns();
 		t->yield_poll = false;
 		rc = ring_buffer__poll(t->rb, 100);
 		if (rc < 0 && rc != -EINTR && rc != -ECANCELED) {
-			say("reading the ring buffer failed: %s", strerror(-rc));
+			tracer_say("reading the ring buffer failed: %s", strerror(-rc));
 			break;
 		}
 		if (stop_signal) {
@@ -166,7 +166,7 @@ static void run_loop(struct tracer *t)
 				break;
 			}
 		}
-		now = now_ns();
+		now = tracer_now_ns();
 		if (now >= next_cut) {
 			for (i = 0; i < t->nsess; i++) {
 				struct session *s = t->sess[i];
@@ -178,7 +178,7 @@ static void run_loop(struct tracer *t)
 					 * Nothing more can be kept: say so now, and
 					 * stop making the target pay for probes.
 					 */
-					say("PID %d: cannot write trace files: %s; %s",
+					tracer_say("PID %d: cannot write trace files: %s; %s",
 					    (int)s->target.pid,
 					    strerror(-s->sink_error),
 					    t->opt->all ? "its later events are counted as lost" :
@@ -190,7 +190,7 @@ static void run_loop(struct tracer *t)
 			next_cut = now + t->opt->gen_period_ns;
 		}
 		if (t->opt->verbose && now >= next_progress) {
-			print_progress(t, "");
+			tracer_print_progress(t, "");
 			next_progress = now + 1000000000ull;
 		}
 		if (t->opt->duration_ns && now - start >= t->opt->duration_ns)
@@ -213,16 +213,16 @@ int tracer_run(const struct taf_options *opt)
 	signal(SIGTERM, on_signal);
 
 	if (opt->pid && kill(opt->pid, 0) != 0 && errno == ESRCH) {
-		say("no such process: PID %d", (int)opt->pid);
+		tracer_say("no such process: PID %d", (int)opt->pid);
 		return 1;
 	}
 	if (geteuid() != 0) {
-		say("must run as root (needs CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE to attach uprobes and read the target)");
+		tracer_say("must run as root (needs CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE to attach uprobes and read the target)");
 		return 1;
 	}
 	/* -- CMD reads only its own child: no CAP_SYS_PTRACE needed. */
 	if (kf_check(opt->pid || opt->all, err, sizeof(err))) {
-		say("%s", err);
+		tracer_say("%s", err);
 		return 1;
 	}
 	/* Exec is watched in every mode: -p stops when its target exec's. */
@@ -230,27 +230,27 @@ int tracer_run(const struct taf_options *opt)
 			 opt->all, opt->stacks ? TAF_STACK_MAP_ENTRIES : 0,
 			 err, sizeof(err));
 	if (rc) {
-		say("%s", err);
+		tracer_say("%s", err);
 		return 1;
 	}
 	probes_enable(&t.probes, true);
-	t.rb = ring_buffer__new(probes_ringbuf_fd(&t.probes), on_record, &t, NULL);
+	t.rb = ring_buffer__new(probes_ringbuf_fd(&t.probes), tracer_on_record, &t, NULL);
 	if (!t.rb) {
-		say("cannot open the BPF ring buffer: %s", strerror(errno));
+		tracer_say("cannot open the BPF ring buffer: %s", strerror(errno));
 		probes_destroy(&t.probes);
 		return 1;
 	}
 	rc = ring_pos_open(&t.rpos, probes_ringbuf_fd(&t.probes));
 	if (rc)
-		say("warning: cannot map the ring buffer's positions (%s): a process's last records may be lost when it exits under load",
+		tracer_say("warning: cannot map the ring buffer's positions (%s): a process's last records may be lost when it exits under load",
 		    strerror(-rc));
 
 	if (opt->pid)
-		rc = start_pid(&t);
+		rc = tracer_start_pid(&t);
 	else if (opt->all)
-		rc = start_all(&t);
+		rc = tracer_start_all(&t);
 	else
-		rc = start_cmd(&t);
+		rc = tracer_start_cmd(&t);
 	if (rc) {
 		failed = true;
 		goto out;
@@ -265,27 +265,27 @@ out:
 	 */
 	probes_enable(&t.probes, false);
 	{
-		uint64_t stop = now_ns();
+		uint64_t stop = tracer_now_ns();
 		size_t i;
 
 		for (i = 0; i < t.nsess; i++)
 			session_stop(t.sess[i], stop);
 	}
-	drain(&t);
+	tracer_drain(&t);
 	probes_detach(&t.probes);
-	drain(&t);
+	tracer_drain(&t);
 	while (t.nsess) {
 		if (t.sess[t.nsess - 1]->sink_failed)
 			failed = true;
-		close_session(&t, t.nsess - 1,
+		tracer_close_session(&t, t.nsess - 1,
 			      stop_signal ? "signal" : "stopped");
 	}
 	if (!failed || t.processes_seen) {
-		print_progress(&t, "done: ");
+		tracer_print_progress(&t, "done: ");
 		if (t.done.tiny_merged && t.processes_seen > 1)
-			say("%llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
+			tracer_say("%llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
 			    (unsigned long long)t.done.tiny_merged);
-		print_drops(&t);
+		tracer_print_drops(&t);
 	}
 	ring_buffer__free(t.rb);
 	ring_pos_close(&t.rpos);

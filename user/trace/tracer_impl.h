@@ -77,35 +77,35 @@ struct tracer {
 };
 
 /* tracer.c */
-uint64_t now_ns(void);
-void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+uint64_t tracer_now_ns(void);
+void tracer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* binary_cache.c: executables and the session table */
-struct bin_entry *bin_find(struct tracer *t, uint64_t dev, uint64_t ino);
-struct bin_entry *bin_add(struct tracer *t, uint64_t dev, uint64_t ino);
-int attach_binary(struct tracer *t, struct bin_entry *be,
+struct bin_entry *tracer_bin_find(struct tracer *t, uint64_t dev, uint64_t ino);
+struct bin_entry *tracer_bin_add(struct tracer *t, uint64_t dev, uint64_t ino);
+int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		  const struct go_binary *bin, const char *path,
 		  pid_t pid, char *err, size_t errlen);
-int open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
+int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		 bool snapshot, const struct exec_info *ei, char *err,
 		 size_t errlen);
-void close_session(struct tracer *t, size_t i, const char *reason);
+void tracer_close_session(struct tracer *t, size_t i, const char *reason);
 
 /* dispatch.c: records to sessions */
-void discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
+void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 	      bool from_record);
-void drain(struct tracer *t);
-int on_record(void *ctx, void *data, size_t len);
+void tracer_drain(struct tracer *t);
+int tracer_on_record(void *ctx, void *data, size_t len);
 
 /* run_modes.c: -p PID, --all, -- CMD */
-int start_pid(struct tracer *t);
-int start_all(struct tracer *t);
-int start_cmd(struct tracer *t);
+int tracer_start_pid(struct tracer *t);
+int tracer_start_all(struct tracer *t);
+int tracer_start_cmd(struct tracer *t);
 
 /* progress.c: counts and lines on stderr */
-void add_counts(struct session_counts *a, const struct session_counts *b);
-void report_session(const struct session *s);
-void print_progress(struct tracer *t, const char *prefix);
-void print_drops(struct tracer *t);
+void tracer_add_counts(struct session_counts *a, const struct session_counts *b);
+void tracer_report_session(const struct session *s);
+void tracer_print_progress(struct tracer *t, const char *prefix);
+void tracer_print_drops(struct tracer *t);
 
 #endif /* TRACER_IMPL_H */
