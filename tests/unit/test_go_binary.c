@@ -26,6 +26,7 @@
 #include "gobin.h"
 #include "inspect/disasm.h"
 #include "inspect/go_binary.h"
+#include "inspect/go_dwarf.h"
 #include "inspect/runtime_globals.h"
 
 #define FIRST_MINOR 21

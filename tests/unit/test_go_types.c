@@ -24,6 +24,7 @@
 
 #include "gobin.h"
 #include "inspect/go_binary.h"
+#include "inspect/go_dwarf.h"
 #include "inspect/go_layout.h"
 #include "inspect/go_types.h"
 

@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "go_binary.h"
-#include "inspect/go_dwarf.h"
 
 struct section {
 	const char *name;
@@ -64,6 +63,7 @@ struct go_binary {
 	uint64_t moduledata; /* 0: not found */
 
 	struct go_dwarf *dwarf; /* go_dwarf.c's lazy state */
+	void (*dwarf_free)(struct go_dwarf *);  /* ... and how it goes */
 	/* runtime_globals.c's answers, see go_binary_memo_get. */
 	struct go_binary_memo memo[4];
 	size_t nmemo;
@@ -704,7 +704,8 @@ void go_binary_close(struct go_binary *bin)
 {
 	if (!bin)
 		return;
-	go_dwarf_free(bin->dwarf);
+	if (bin->dwarf && bin->dwarf_free)
+		bin->dwarf_free(bin->dwarf);
 	go_build_info_free(&bin->bi);
 	if (bin->elf)
 		elf_end(bin->elf);
@@ -905,8 +906,10 @@ void go_binary_memo_put(const struct go_binary *bin, const char *key,
 	m->rc = rc;
 }
 
-struct go_dwarf **go_binary_dwarf_slot(const struct go_binary *bin)
+struct go_dwarf **go_binary_dwarf_slot(const struct go_binary *bin,
+				       void (*free_fn)(struct go_dwarf *))
 {
+	((struct go_binary *)bin)->dwarf_free = free_fn;
 	/* A cache filled on first use; the binary itself does not change. */
 	return &((struct go_binary *)bin)->dwarf;
 }

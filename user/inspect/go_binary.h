@@ -23,7 +23,6 @@
 #include <stdbool.h>
 
 #include "inspect/go_buildinfo.h"
-#include "inspect/go_dwarf.h"
 #include "inspect/go_pclntab.h"
 
 struct go_binary;
@@ -157,9 +156,14 @@ bool go_binary_memo_get(const struct go_binary *bin, const char *key,
 void go_binary_memo_put(const struct go_binary *bin, const char *key,
 			uint64_t value, int rc);
 
-/* For go_dwarf.c: the libelf handle, and the slot for its lazy state. */
+/*
+ * For go_dwarf.c: the libelf handle, and the slot for its lazy state with
+ * the function go_binary_close frees it with (so that go_binary does not
+ * depend on go_dwarf, which depends on it).
+ */
 struct Elf *go_binary_elf(const struct go_binary *bin);
 struct go_dwarf;
-struct go_dwarf **go_binary_dwarf_slot(const struct go_binary *bin);
+struct go_dwarf **go_binary_dwarf_slot(const struct go_binary *bin,
+				       void (*free_fn)(struct go_dwarf *));
 
 #endif /* GO_BINARY_H */

@@ -130,7 +130,7 @@ void go_dwarf_free(struct go_dwarf *g)
 
 static int get_dwarf(const struct go_binary *bin, struct go_dwarf **out)
 {
-	struct go_dwarf **slot = go_binary_dwarf_slot(bin);
+	struct go_dwarf **slot = go_binary_dwarf_slot(bin, go_dwarf_free);
 	struct go_dwarf *g = *slot;
 	int rc;
 
