@@ -120,6 +120,7 @@ static struct trace_sink *open_sink(const char *dir, uint64_t rotate,
 	struct trace_sink *s;
 
 	assert_int_equal(trace_sink_open(&o, &s), 0);
+	assert_null(trace_sink_file_name(s));  /* nothing written yet */
 	return s;
 }
 
@@ -163,6 +164,9 @@ static void test_sink_creates_file_lazily(void **state)
 	assert_int_equal(st.bytes_written, 116);
 	assert_int_equal(st.last_error, 0);
 	assert_non_null(strstr(st.current_path, names[0]));
+	/* The sink names the file it wrote the generation to. */
+	assert_non_null(trace_sink_file_name(s));
+	assert_string_equal(trace_sink_file_name(s), names[0]);
 	free_names(names, 1);
 	trace_sink_close(s);
 }

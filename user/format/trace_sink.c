@@ -223,6 +223,13 @@ bool trace_sink_at_file_start(const struct trace_sink *s)
 	return s->fd < 0;
 }
 
+const char *trace_sink_file_name(const struct trace_sink *s)
+{
+	/* The newest file is the current one; keep_files drops old ones. */
+	return s->nfiles && s->st.current_path[0] ? s->files[s->nfiles - 1] :
+						    NULL;
+}
+
 uint64_t trace_sink_next_gen(const struct trace_sink *s)
 {
 	return trace_sink_at_file_start(s) ? 1 : s->file_gens + 1;

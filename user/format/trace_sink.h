@@ -64,6 +64,13 @@ bool trace_sink_at_file_start(const struct trace_sink *s);
  */
 int trace_sink_write_gen(struct trace_sink *s, const uint8_t *buf, size_t len);
 
+/*
+ * The name, inside the output directory, of the file the last generation
+ * went to (a sidecar written for that generation goes beside it); NULL
+ * before the first write.
+ */
+const char *trace_sink_file_name(const struct trace_sink *s);
+
 /* Generation number the next generation must carry in the current/next file. */
 uint64_t trace_sink_next_gen(const struct trace_sink *s);
 

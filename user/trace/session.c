@@ -674,15 +674,12 @@ int session_record(struct session *s, const void *data, size_t len)
 /* --stacks: the generation just written goes to its file's sidecar. */
 static void stacks_gen_written(struct session *s, uint64_t gen)
 {
-	struct trace_sink_stats st;
-	const char *name;
+	const char *name = trace_sink_file_name(s->sink);
 
-	trace_sink_get_stats(s->sink, &st);
-	name = strrchr(st.current_path, '/');
-	name = name ? name + 1 : st.current_path;
 	/* A failed sidecar is counted (stacks_lost); the trace is fine. */
-	alloc_stacks_gen_written(s->stacks, trace_sink_dirfd(s->sink), name,
-				 gen);
+	if (name)
+		alloc_stacks_gen_written(s->stacks, trace_sink_dirfd(s->sink),
+					 name, gen);
 }
 
 void session_stacks_close(struct session *s)
