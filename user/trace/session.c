@@ -211,14 +211,32 @@ static int emit(struct session *s, uint64_t thread, enum tw_event ev,
 
 	if (rc == 0 && ev >= TW_EV_FIRST && ev < TW_EV_FIRST + TW_EV_COUNT)
 		s->gen_events[ev - TW_EV_FIRST]++;
-	/* --stacks: the sidecar keys it by the timestamp as written. */
-	if (rc == 0 && ev == TW_EV_HEAP_OBJECT_ALLOC && s->alloc_stack)
-		alloc_stacks_note(s->stacks, a, tw_gen_last_event_ts(s->gen),
-				  s->alloc_stack->stack_id,
-				  s->alloc_pcs ? (const uint64_t *)s->alloc_pcs->pcs :
-						 NULL,
-				  s->alloc_pcs ? s->alloc_stack->nr_pcs : 0,
-				  s->alloc_stack->ret);
+	return rc;
+}
+
+/*
+ * --stacks: what a heap-alloc record carries besides the allocation, its
+ * lengths checked once (session_record).  stack NULL: no stack.
+ */
+struct alloc_stack_view {
+	const struct taf_rec_heap_alloc_stack *stack;
+	const uint64_t *pcs;    /* the stack itself: no room in the map */
+	uint32_t nr_pcs;
+};
+
+/* A HeapObjectAlloc, and its stack for the sidecar when it has one. */
+static int emit_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
+		      const struct alloc_stack_view *st, uint64_t id,
+		      uint64_t type_id)
+{
+	int rc = emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC, r->hdr.ts, id,
+		      type_id, 0);
+
+	/* The sidecar keys it by the timestamp as written. */
+	if (rc == 0 && st->stack)
+		alloc_stacks_note(s->stacks, id, tw_gen_last_event_ts(s->gen),
+				  st->stack->stack_id, st->pcs, st->nr_pcs,
+				  st->stack->ret);
 	return rc;
 }
 
@@ -441,6 +459,7 @@ static bool has_malloc_header(const struct session *s, uint64_t size,
  * is not allocated again (counted as merged).
  */
 static int on_tiny_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
+			 const struct alloc_stack_view *st,
 			 const struct type_entry *e, uint64_t slot, int live)
 {
 	bool upper = r->addr - slot >= GO_TINY_SIZE / 2;
@@ -458,8 +477,8 @@ static int on_tiny_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
 	}
 	if (live == 0)
 		shadow_heap_obj_alloc(s->heap, slot, type_ref_of(s, e));
-	return emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC, r->hdr.ts,
-		    heap_object_id(s, slot) + (upper ? 1 : 0), gen_type_id(s, e), 0);
+	return emit_alloc(s, r, st, heap_object_id(s, slot) + (upper ? 1 : 0),
+			  gen_type_id(s, e));
 }
 
 /*
@@ -480,7 +499,8 @@ static bool keep_alloc(const struct session *s,
 	return alloc_sampled(slot, r->hdr.ts, s->sample);
 }
 
-static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r)
+static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
+			 const struct alloc_stack_view *st)
 {
 	const struct type_entry *e = type_lookup(s, r->type);
 	bool noscan = !e || e->ptr_bytes == 0;
@@ -499,11 +519,10 @@ static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r)
 		if (has_malloc_header(s, r->size, noscan))
 			slot = r->addr - GO_MALLOC_HEADER_SIZE;
 	} else if (tiny) {
-		return on_tiny_alloc(s, r, e, slot, live);
+		return on_tiny_alloc(s, r, st, e, slot, live);
 	}
 	shadow_heap_obj_alloc(s->heap, slot, type_ref_of(s, e));
-	return emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC, r->hdr.ts,
-		    heap_object_id(s, slot), gen_type_id(s, e), 0);
+	return emit_alloc(s, r, st, heap_object_id(s, slot), gen_type_id(s, e));
 }
 
 /* --sample: frees slot if the shadow heap holds it; false if it does not. */
@@ -601,21 +620,21 @@ int session_record(struct session *s, const void *data, size_t len)
 	switch (h->kind) {
 	case TAF_REC_HEAP_ALLOC: {
 		const struct taf_rec_heap_alloc *r = data;
-		int rc;
+		struct alloc_stack_view st = { 0 };
 
 		if (len < sizeof(*r))
 			return -EINVAL;
 		if (s->stacks && (r->hdr.flags & TAF_ALLOC_F_STACK) &&
-		    len >= sizeof(*s->alloc_stack)) {
-			s->alloc_stack = data;
-			if (s->alloc_stack->nr_pcs &&
-			    len >= sizeof(*s->alloc_pcs))
-				s->alloc_pcs = data;
+		    len >= sizeof(*st.stack)) {
+			st.stack = data;
+			if (st.stack->nr_pcs &&
+			    len >= sizeof(struct taf_rec_heap_alloc_pcs)) {
+				st.pcs = (const uint64_t *)
+					((const struct taf_rec_heap_alloc_pcs *)data)->pcs;
+				st.nr_pcs = st.stack->nr_pcs;
+			}
 		}
-		rc = on_heap_alloc(s, r);
-		s->alloc_stack = NULL;
-		s->alloc_pcs = NULL;
-		return rc;
+		return on_heap_alloc(s, r, &st);
 	}
 	case TAF_REC_SPAN_SWEEP:
 		if (len < sizeof(struct taf_rec_span_sweep))

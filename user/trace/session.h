@@ -108,9 +108,6 @@ struct session {
 
 	unsigned sample;                 /* 1 heap allocation in N is kept */
 	struct alloc_stacks *stacks;     /* --stacks, else NULL */
-	/* The heap-alloc record being handled, when it carries a stack. */
-	const struct taf_rec_heap_alloc_stack *alloc_stack;
-	const struct taf_rec_heap_alloc_pcs *alloc_pcs;  /* ... with PCs */
 	struct session_counts counts;
 	uint64_t gen_events[TW_EV_COUNT];    /* in the generation being built */
 	uint64_t started_realtime;           /* seconds since the epoch */
