@@ -156,7 +156,7 @@ bench: deps all $(BENCH_BINS)
 	BUILD=$(BUILD) ./scripts/bench.sh
 
 # The target-safety stress run (tests/stress/attach_cycles.sh); its
-# figures are in README.md ("Stress").
+# figures are in tests/README.md ("Stress").
 stress: all
 	BUILD=$(BUILD) ./scripts/stress.sh
 

@@ -2,7 +2,7 @@
 # make stress: the long run of tests/stress/attach_cycles.sh (issue 6):
 # 1000 attach/detach cycles and 5 SIGKILLs of the tracer on one busy Go
 # process, speed windows of 5 s.  Takes about 10 minutes on a 2-vCPU VM.
-# Prints the figures that README.md's "Stress" paragraph quotes.
+# Prints the figures that tests/README.md's "Stress" section quotes.
 # Env: CYCLES KILLS WINDOW VER (see tests/stress/attach_cycles.sh), BUILD.
 set -u
 cd "$(dirname "$0")/.."
