@@ -42,6 +42,13 @@ struct symbol {
 	unsigned char type;
 };
 
+/* One go_binary_memo_put answer. */
+struct go_binary_memo {
+	char key[48];
+	uint64_t value;
+	int rc;
+};
+
 struct go_binary {
 	char *path;
 	int fd;

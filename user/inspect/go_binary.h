@@ -146,11 +146,6 @@ int go_binary_gofunc(const struct go_binary *bin, uint64_t *addr);
  * runtime function, ~40 ms, not to be repeated while a target is stopped
  * for its snapshot).  get: false when key was never put.
  */
-struct go_binary_memo {
-	char key[48];
-	uint64_t value;
-	int rc;
-};
 bool go_binary_memo_get(const struct go_binary *bin, const char *key,
 			uint64_t *value, int *rc);
 void go_binary_memo_put(const struct go_binary *bin, const char *key,
