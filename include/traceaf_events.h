@@ -24,6 +24,10 @@ enum taf_rec_kind {
 	TAF_REC_STACK_ALLOC = 5,  /* goroutine stack allocated */
 	TAF_REC_STACK_FREE = 6,   /* goroutine stack freed */
 	TAF_REC_EXEC = 7,         /* a process exec'd (--all): header only */
+	TAF_REC_SAMPLED_FREE = 8, /* --memprofilerate: a sampled object is
+				     freed (its profile special: a
+				     taf_rec_addr with the address its alloc
+				     record had) */
 	TAF_REC_KIND_MAX,
 };
 
@@ -152,6 +156,8 @@ enum taf_probe_role {
 	TAF_PROBE_ALLOC_SITE = 8,   /* the one site of an allocation path */
 	TAF_PROBE_ALLOC_ARGS = 9,   /* before a producer call whose size and
 				       type the producer loses */
+	TAF_PROBE_PROF_MALLOC = 10, /* entry of mProf_Malloc (--memprofilerate) */
+	TAF_PROBE_PROF_FREE = 11,   /* entry of freeSpecial (--memprofilerate) */
 };
 
 #define TAF_COOKIE(role, layout) ((__u64)(role) | ((__u64)(layout) << 8))
@@ -182,6 +188,17 @@ struct taf_layout {
 	__u8 freeindex_size;
 	__u8 green_tea;          /* small spans keep marks inline (Go 1.26+) */
 	__u8 valid;
+	/*
+	 * --memprofilerate (runtime/mprof.go, mheap.go): mProf_Malloc takes
+	 * (p, size) in AX, BX up to Go 1.22 and (mp, p, size) in AX, BX, CX
+	 * from 1.23; freeSpecial(s *special, p, size) sees a special whose
+	 * kind byte follows its offset (a uint16 up to 1.23, then a uintptr).
+	 */
+	__u8 prof_malloc_has_mp;
+	__u8 special_kind_profile;   /* _KindSpecialProfile */
+	__u16 special_kind_off;
+	__u64 prof_malloc_site;      /* link address of mProf_Malloc's probe:
+					the load bias is ctx->ip - this */
 };
 
 /*
@@ -265,6 +282,13 @@ struct taf_caller {
 #define TAF_ALLOC_F_NO_SIZE 1   /* size unknown (0) */
 #define TAF_ALLOC_F_NO_TYPE 2   /* type unknown (0); not the same as nil */
 #define TAF_ALLOC_F_STACK 4     /* a taf_rec_heap_alloc_stack (--stacks) */
+#define TAF_ALLOC_F_SAMPLED 8   /* seen by mProf_Malloc: a runtime heap
+				   profile sample (--memprofilerate); size
+				   is the slot size the runtime samples */
+
+/* Frames of the allocating stack a PROF_MALLOC probe looks at for the
+ * type: mProf_Malloc <- profilealloc <- producer <- mallocgc <- ... */
+#define TAF_PROF_FRAMES 7
 
 /* Indexes of the per-kind counters in the `stats` array map. */
 enum taf_stat {

@@ -895,6 +895,13 @@ static void test_allgs_address_is_found_in_stripped_binaries(void **state)
 	check_global_in_stripped_twins("runtime.allgs");
 }
 
+/* --memprofilerate writes these; stripped binaries show them in schedinit. */
+static void test_profiling_vars_are_found_in_stripped_binaries(void **state)
+{
+	check_global_in_stripped_twins("runtime.MemProfileRate");
+	check_global_in_stripped_twins("runtime.disableMemoryProfiling");
+}
+
 /* The code pattern alone, on binaries whose symbols say the answer. */
 static void test_allgadd_appends_to_allgs_in_every_version(void **state)
 {
@@ -1089,6 +1096,7 @@ int main(void)
 		cmocka_unit_test(test_dwarf_var_addr_equals_symtab),
 		cmocka_unit_test(test_mheap_address_is_found_in_stripped_binaries),
 		cmocka_unit_test(test_allgs_address_is_found_in_stripped_binaries),
+		cmocka_unit_test(test_profiling_vars_are_found_in_stripped_binaries),
 		cmocka_unit_test(test_allgadd_appends_to_allgs_in_every_version),
 		cmocka_unit_test(test_rip_refs_of_unknown_function_is_enoent),
 		cmocka_unit_test(test_stripped_twin_has_the_same_layout),

@@ -443,35 +443,45 @@ static uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)
 	return ns > h->t_first_ns ? ns - h->t_first_ns : 0;
 }
 
+/*
+ * The interned type of trace type `id`, and the size its entry in this
+ * generation's table gives (types are interned by name; entries of one
+ * name can differ in size: --memprofilerate gives each sampled slot size
+ * an entry of its own).  The cache packs both: idx in the low 20 bits.
+ */
 static int resolve_type(struct heap_replay *h, struct trace_reader *r,
-			uint64_t id, uint32_t *idx)
+			uint64_t id, uint32_t *idx, uint64_t *gen_size)
 {
 	struct hr_private *p = h->priv;
 	const struct trace_type *t;
-	uint64_t v;
+	uint64_t v, size = 0;
 	int rc;
 
 	if (id != UINT64_MAX && u64_map_get(&p->gen_types, id + 1, &v)) {
-		*idx = (uint32_t)v;
+		*idx = (uint32_t)(v & TYPE_MAX);
+		*gen_size = v >> 20;
 		return 0;
 	}
 	t = id ? trace_reader_type(r, id) : NULL;
-	if (t)
+	if (t) {
+		size = t->size;
 		rc = intern_type(h, t->name, t->name_len, t->size, idx);
-	else if (!id)
+	} else if (!id) {
 		rc = intern_type(h, "<notype>", 8, 0, idx);
-	else {
+	} else {
 		h->anom.undefined_type++;
 		rc = intern_type(h, "<undefined>", 11, 0, idx);
 	}
 	if (rc)
 		return rc;
+	*gen_size = size;
+	if (size >> 44)
+		size = 0;    /* beyond any heap object: not cached exactly */
 	if (id != UINT64_MAX)
-		return u64_map_put(&p->gen_types, id + 1, *idx);
+		return u64_map_put(&p->gen_types, id + 1, *idx | size << 20);
 	return 0;
 }
 
-/* Slot size of heap object ID (see heap_replay.h). */
 static uint64_t object_size(struct heap_replay *h, uint64_t id,
 			    uint64_t type_size)
 {
@@ -599,7 +609,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		       const struct trace_event *e, bool alloc)
 {
 	struct hr_private *p = h->priv;
-	uint64_t key = e->args[0] + 1, v, now_us, size;
+	uint64_t key = e->args[0] + 1, v, now_us, size, tsize;
 	uint32_t type, stack = 0, cls, sid;
 	struct hr_class *c;
 	int rc;
@@ -615,10 +625,10 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		h->anom.alloc_of_live++;
 		free_object(h, key, v, now_us);
 	}
-	rc = resolve_type(h, r, e->args[1], &type);
+	rc = resolve_type(h, r, e->args[1], &type, &tsize);
 	if (rc)
 		return rc;
-	size = object_size(h, e->args[0], h->types[type].size);
+	size = object_size(h, e->args[0], tsize);
 	if (alloc && p->sidecar) {
 		if (!stack_sidecar_lookup(p->sidecar, e->gen, e->args[0],
 					  e->ticks, &sid)) {

@@ -546,6 +546,127 @@ int probe_plan_build(const struct go_binary *bin, struct probe_plan *plan,
 	return rc;
 }
 
+/*
+ * --memprofilerate: the runtime's special records (runtime/mheap.go,
+ * `type special struct { next *special; offset uint16|uintptr; kind byte }`)
+ * and the kind of a heap-profile special, per Go version (the constant
+ * moved as kinds were added: 2 up to 1.22, 3 in 1.23-1.24, 4 from 1.25;
+ * the offset widened to a uintptr in 1.24).
+ */
+static void plan_special_layout(const struct go_build_info *bi,
+				struct taf_layout *l)
+{
+	int minor = bi->major == 1 ? bi->minor : 99;
+
+	l->prof_malloc_has_mp = minor >= 23;
+	l->special_kind_off = minor >= 24 ? 16 : 10;
+	l->special_kind_profile = minor >= 25 ? 4 : minor >= 23 ? 3 : 2;
+}
+
+/*
+ * Functions that take an allocation's type, and in which register
+ * (runtime/malloc.go, slice.go: newobject(typ), newarray(typ, n),
+ * makeslice(et, len, cap), makeslicecopy(et, ...), growslice(oldPtr,
+ * newLen, oldCap, num, et), mallocgc(size, typ, needzero)); the producers
+ * are added with BX.
+ */
+static const struct {
+	const char *name;
+	int reg;
+} type_takers[] = {
+	{ "runtime.mallocgc", TAF_REG_BX },
+	{ "runtime.newobject", TAF_REG_AX },
+	{ "runtime.newarray", TAF_REG_AX },
+	{ "runtime.makeslice", TAF_REG_AX },
+	{ "runtime.makeslicecopy", TAF_REG_AX },
+	{ "runtime.growslice", TAF_REG_SI },
+};
+
+/* The alloc_callers entries the PROF_MALLOC probe reads types from. */
+static int plan_sample_types(struct plan_ctx *c)
+{
+	struct probe_plan *plan = c->plan;
+	struct as_type_target *tt = NULL;
+	struct as_caller *cv = NULL;
+	struct as_env env;
+	char **names = NULL;
+	uint64_t *entries = NULL, *inner = NULL;
+	size_t n = 0, ntt = 0, ninner = 0, ncv = 0, i;
+	int rc;
+
+	if (as_env_init(&env, c->bin))
+		return 0;     /* no analysis: records go out without types */
+	rc = as_find_producers(c->bin, &names, &entries, &n);
+	if (rc)
+		n = 0;
+	env.producers = entries;
+	env.nproducers = n;
+	tt = calloc(n + sizeof(type_takers) / sizeof(type_takers[0]), sizeof(*tt));
+	inner = calloc(n + 1, sizeof(*inner));
+	if (!tt || !inner) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < sizeof(type_takers) / sizeof(type_takers[0]); i++) {
+		uint64_t e, sz;
+
+		if (go_binary_find_func(c->bin, type_takers[i].name, &e, &sz))
+			continue;
+		tt[ntt].entry = e;
+		tt[ntt++].type_reg = type_takers[i].reg;
+		if (!strcmp(type_takers[i].name, "runtime.mallocgc"))
+			inner[ninner++] = e;
+	}
+	for (i = 0; i < n; i++) {
+		/* mallocgcSmallNoscanReuse(c, span, ...) takes no type. */
+		if (strstr(names[i], "Reuse"))
+			continue;
+		tt[ntt].entry = entries[i];
+		tt[ntt++].type_reg = TAF_REG_BX;
+		inner[ninner++] = entries[i];
+	}
+	rc = as_find_type_sources(&env, tt, ntt, inner, ninner, &cv, &ncv);
+	for (i = 0; rc == 0 && i < ncv; i++)
+		rc = add_caller(plan, &cv[i]);
+out:
+	as_names_free(names, n);
+	free(entries);
+	free(tt);
+	free(inner);
+	free(cv);
+	return rc;
+}
+
+int probe_plan_build_sampled(const struct go_binary *bin,
+			     struct probe_plan *plan, char *err, size_t errlen)
+{
+	struct plan_ctx c = { plan, bin, err, errlen, TAF_PROBE_PROF_MALLOC, 0 };
+	int rc;
+
+	memset(plan, 0, sizeof(*plan));
+	err[0] = '\0';
+	rc = plan_layout(bin, &plan->layout, err, errlen);
+	if (rc)
+		return rc;
+	plan_special_layout(go_binary_build_info(bin), &plan->layout);
+	plan->sampled = true;
+	rc = plan_named(&c, "runtime.mProf_Malloc");
+	if (rc == 0) {
+		plan->layout.prof_malloc_site = plan->sites[plan->n - 1].vaddr;
+		c.enter_role = TAF_PROBE_PROF_FREE;
+		rc = plan_named(&c, "runtime.freeSpecial");
+	}
+	if (rc == 0) {
+		rc = plan_sample_types(&c);
+		if (rc && !err[0])
+			snprintf(err, errlen, "cannot find the allocation types: %s",
+				 strerror(-rc));
+	}
+	if (rc)
+		probe_plan_free(plan);
+	return rc;
+}
+
 void probe_plan_free(struct probe_plan *plan)
 {
 	free(plan->sites);

@@ -53,6 +53,7 @@ struct probe_plan {
 	unsigned alloc_anchored;   /* ... probed at their sites */
 	unsigned alloc_fallback;   /* ... probed at entry + RETs */
 	char alloc_why[256];       /* first reason a producer fell back */
+	bool sampled;              /* probe_plan_build_sampled's plan */
 };
 
 /*
@@ -74,6 +75,16 @@ struct probe_plan {
  */
 int probe_plan_build(const struct go_binary *b, struct probe_plan *plan,
 		     char *err, size_t errlen);
+
+/*
+ * --memprofilerate: only where the runtime samples its heap profile (the
+ * entry of mProf_Malloc) and frees a sampled object (freeSpecial), plus
+ * the call sites the PROF_MALLOC probe reads an allocation's type from
+ * (plan->callers). Nothing on the allocation fast path, no span, sweep
+ * or stack probes.
+ */
+int probe_plan_build_sampled(const struct go_binary *b,
+			     struct probe_plan *plan, char *err, size_t errlen);
 void probe_plan_free(struct probe_plan *plan);
 
 #endif /* PROBE_PLAN_H */

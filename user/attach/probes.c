@@ -164,6 +164,8 @@ static struct bpf_program *program_for(struct probes *p,
 	case TAF_PROBE_STACK_FREE: return p->skel->progs.stack_free;
 	case TAF_PROBE_ALLOC_SITE: return p->skel->progs.alloc_site;
 	case TAF_PROBE_ALLOC_ARGS: return p->skel->progs.alloc_args;
+	case TAF_PROBE_PROF_MALLOC: return p->skel->progs.prof_malloc;
+	case TAF_PROBE_PROF_FREE: return p->skel->progs.prof_free;
 	default: break;
 	}
 	return NULL;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "format/sample_sidecar.h"
 #include "format/stack_sidecar.h"
 #include "trace_sink.h"
 #include "format/trace_writer.h"
@@ -293,6 +294,10 @@ static void prune(struct trace_sink *s)
 		if ((size_t)snprintf(side, sizeof(side), "%s%s.tmp",
 				     s->files[i], STACK_SIDECAR_SUFFIX) <
 		    sizeof(side))
+			unlinkat(s->dirfd, side, 0);
+		/* And its sampling note (--memprofilerate). */
+		if ((size_t)snprintf(side, sizeof(side), "%s%s", s->files[i],
+				     SAMPLE_SIDECAR_SUFFIX) < sizeof(side))
 			unlinkat(s->dirfd, side, 0);
 		free(s->files[i]);
 	}

@@ -161,6 +161,26 @@ int as_find_callers(const struct as_env *env, const uint64_t *targets,
 		    size_t ndispatchers, struct as_caller **out, size_t *n);
 
 /*
+ * --memprofilerate: where the type of a sampled allocation can be read
+ * from the frames above mProf_Malloc.  Every call of a target (newobject,
+ * makeslice, growslice, mallocgc, the producers) anywhere in the binary
+ * with the type in `type_reg` at the call as a constant, or as the
+ * caller's own argument in a slot that outlives the call; and every call
+ * inside the functions inner[] (mallocgc and the producers: BX at their
+ * entry is the type) across which their own type stays in a slot.  Only
+ * entries with a known type (CONST or STACK, SP-relative at the call) are
+ * returned, keyed by `ret`.  *out is malloc'd. 0 or -errno.
+ */
+struct as_type_target {
+	uint64_t entry;
+	int type_reg;         /* enum taf_reg of the type argument */
+};
+int as_find_type_sources(const struct as_env *env,
+			 const struct as_type_target *targets, size_t ntargets,
+			 const uint64_t *inner, size_t ninner,
+			 struct as_caller **out, size_t *n);
+
+/*
  * What the analyses know before every reachable instruction of [lo, hi) of
  * a function (for tests: compared with DWARF location lists): every
  * location of the result, the size and the type there. cb returning

@@ -300,3 +300,182 @@ int as_find_callers(const struct as_env *env, const uint64_t *targets,
 	*n = c.n;
 	return 0;
 }
+
+/* --- type sources for sampled mode ----------------------------------------- */
+
+/*
+ * The function's own argument (the forward state `st` of its entry
+ * register) in a slot that outlives call c: the slot's SP-relative offset
+ * at c.  Unlike caller_slot the call need not pass it on.
+ */
+static bool own_slot(const struct fn *f, const int32_t *in, size_t c,
+		     int32_t *off)
+{
+	const int32_t *st = in + c * (size_t)f->nl;
+	int64_t args = f->sem[c].call_args;
+	int i;
+
+	if (args < 0)
+		return false;
+	for (i = 0; i < f->nslots; i++) {
+		int64_t e = f->slot_off[i];
+
+		if (st[NREGS + i] != 0 || e < f->sp[c] + args)
+			continue;
+		*off = (int32_t)(e - f->sp[c]);
+		return true;
+	}
+	return false;
+}
+
+struct tsrc_ctx {
+	const struct as_env *env;
+	const struct as_type_target *targets;
+	size_t ntargets;
+	uint64_t *entries;           /* targets[].entry, for the byte scan */
+	const uint64_t *inner;
+	size_t ninner;
+	struct as_caller *v;
+	size_t n, cap;
+	int err;
+};
+
+static long target_index(const struct tsrc_ctx *c, uint64_t entry)
+{
+	size_t i;
+
+	for (i = 0; i < c->ntargets; i++)
+		if (c->targets[i].entry == entry)
+			return (long)i;
+	return -1;
+}
+
+static int tsrc_add(struct tsrc_ctx *c, const char *name,
+		    const struct insn *in, const struct taf_cval *type)
+{
+	struct as_caller *a;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct as_caller *nv = realloc(c->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		c->v = nv;
+		c->cap = cap;
+	}
+	a = &c->v[c->n++];
+	memset(a, 0, sizeof(*a));
+	a->call = in->addr;
+	a->ret = in->addr + in->len;
+	a->callee = in->kind == INSN_CALL ? in->target : 0;
+	a->type = *type;
+	snprintf(a->func, sizeof(a->func), "%s", name);
+	return 0;
+}
+
+static int tsrc_cb(const char *name, uint64_t entry, uint64_t size, void *arg)
+{
+	struct tsrc_ctx *c = arg;
+	const uint8_t *code = go_binary_bytes(c->env->bin, entry, size);
+	bool inner = as_in_list(c->inner, c->ninner, entry);
+	int32_t *fw[TAF_REG_COUNT] = { NULL };
+	struct fn f;
+	size_t i;
+	int rc, r;
+
+	if (!code || (!inner && !as_byte_scan(code, entry, size, c->entries,
+					      c->ntargets)))
+		return 0;
+	rc = as_fn_load(&f, c->env, entry, size);
+	if (rc && rc != -EINVAL)
+		goto out;
+	rc = 0;
+	if (!f.cfg_ok)
+		goto out;     /* undecodable: its calls give no type */
+	for (i = 0; i < f.n; i++) {
+		const struct insn *in = &f.d.insns[i];
+		struct taf_cval t = { 0 };
+		long ti;
+		uint64_t v;
+
+		if (!f.reach[i] ||
+		    (in->kind != INSN_CALL && in->kind != INSN_CALL_IND))
+			continue;
+		ti = in->kind == INSN_CALL ? target_index(c, in->target) : -1;
+		if (ti < 0 && !inner)
+			continue;
+		if (ti >= 0 && const_at(&f, i, c->targets[ti].type_reg, &v)) {
+			t.kind = TAF_CVAL_CONST;
+			t.val = v;
+		}
+		/* A slot needs SP offsets and a complete CFG. */
+		r = ti >= 0 ? c->targets[ti].type_reg : TAF_REG_BX;
+		if (!t.kind && f.sp_ok && !f.indirect_jump && !fw[r]) {
+			fw[r] = malloc(sizeof(int32_t) * f.n * (size_t)f.nl + 1);
+			if (!fw[r]) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			as_forward(&f, r, fw[r]);
+		}
+		if (!t.kind && ti >= 0 && fw[r] &&
+		    caller_slot(&f, fw[r], i, r, &t.off))
+			t.kind = TAF_CVAL_STACK;
+		/* mallocgc's and a producer's own type (BX at entry) kept
+		 * across this call. */
+		if (!t.kind && inner && fw[TAF_REG_BX] == NULL && f.sp_ok &&
+		    !f.indirect_jump) {
+			fw[TAF_REG_BX] = malloc(sizeof(int32_t) * f.n * (size_t)f.nl + 1);
+			if (!fw[TAF_REG_BX]) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			as_forward(&f, TAF_REG_BX, fw[TAF_REG_BX]);
+		}
+		if (!t.kind && inner && fw[TAF_REG_BX] &&
+		    own_slot(&f, fw[TAF_REG_BX], i, &t.off))
+			t.kind = TAF_CVAL_STACK;
+		if (t.kind) {
+			rc = tsrc_add(c, name, in, &t);
+			if (rc)
+				goto out;
+		}
+	}
+out:
+	for (r = 0; r < TAF_REG_COUNT; r++)
+		free(fw[r]);
+	as_fn_free(&f);
+	if (rc)
+		c->err = rc;
+	return rc;
+}
+
+int as_find_type_sources(const struct as_env *env,
+			 const struct as_type_target *targets, size_t ntargets,
+			 const uint64_t *inner, size_t ninner,
+			 struct as_caller **out, size_t *n)
+{
+	struct tsrc_ctx c = { .env = env, .targets = targets,
+			      .ntargets = ntargets, .inner = inner,
+			      .ninner = ninner };
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	c.entries = calloc(ntargets + 1, sizeof(*c.entries));
+	if (!c.entries)
+		return -ENOMEM;
+	for (i = 0; i < ntargets; i++)
+		c.entries[i] = targets[i].entry;
+	rc = go_binary_foreach_func(env->bin, "", tsrc_cb, &c);
+	free(c.entries);
+	if (rc || c.err) {
+		free(c.v);
+		return c.err ? c.err : rc;
+	}
+	*out = c.v;
+	*n = c.n;
+	return 0;
+}

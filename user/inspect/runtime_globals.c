@@ -238,6 +238,45 @@ static int find_allgs(const struct go_binary *bin, uint64_t *addr)
 	return 0;
 }
 
+/*
+ * runtime.disableMemoryProfiling and runtime.MemProfileRate in a stripped
+ * binary: schedinit does `if disableMemoryProfiling { MemProfileRate = 0 }`
+ * (runtime/proc.go, Go 1.21..1.27), which the compiler emits as
+ *   CMPB $0, disable(IP); JE +11; MOVQ $0, rate(IP)
+ * (80 3d rel32 00 / 74 0b / 48 c7 05 rel32 00000000).  The one place
+ * with that shape names both.
+ */
+static int find_profiling_vars(const struct go_binary *bin, uint64_t *rate,
+			       uint64_t *disable)
+{
+	static const uint8_t mov0[] = { 0x48, 0xc7, 0x05 };
+	uint64_t entry, size, k;
+	const uint8_t *c;
+	int found = 0;
+
+	if (go_binary_find_func(bin, "runtime.schedinit", &entry, &size))
+		return -ENOENT;
+	c = go_binary_bytes(bin, entry, size);
+	if (!c)
+		return -ENOENT;
+	for (k = 0; k + 20 <= size; k++) {
+		int32_t d1, d2;
+
+		if (c[k] != 0x80 || c[k + 1] != 0x3d || c[k + 6] != 0 ||
+		    c[k + 7] != 0x74 || c[k + 8] != 0x0b ||
+		    memcmp(c + k + 9, mov0, 3) ||
+		    c[k + 16] | c[k + 17] | c[k + 18] | c[k + 19])
+			continue;
+		memcpy(&d1, c + k + 2, 4);
+		memcpy(&d2, c + k + 12, 4);
+		/* RIP-relative: from the end of each instruction. */
+		*disable = entry + k + 7 + (int64_t)d1;
+		*rate = entry + k + 20 + (int64_t)d2;
+		found++;
+	}
+	return found == 1 ? 0 : -ENOENT;
+}
+
 /* The globals a stripped binary shows through its code, remembered with
  * the binary (go_binary_memo_get): the scan is dear. */
 static int var_from_code(const struct go_binary *bin, const char *var,
@@ -259,7 +298,13 @@ static int var_from_code(const struct go_binary *bin, const char *var,
 		rc = go_find_receiver_global(bin, "runtime.(*mheap).alloc", &a);
 	else if (!strcmp(var, "runtime.allgs"))
 		rc = find_allgs(bin, &a);
-	else
+	else if (!strcmp(var, "runtime.MemProfileRate") ||
+		 !strcmp(var, "runtime.disableMemoryProfiling")) {
+		uint64_t r = 0, d = 0;
+
+		rc = find_profiling_vars(bin, &r, &d);
+		a = var[8] == 'M' ? r : d;
+	} else
 		return -ENOENT;
 	go_binary_memo_put(bin, var, a, rc);
 	if (rc == 0)

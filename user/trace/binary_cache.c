@@ -23,6 +23,7 @@
 #include "util/grow.h"
 #include "attach/heap_snapshot.h"
 #include "attach/probe_plan.h"
+#include "attach/profile_rate.h"
 #include "trace/summary_json.h"
 #include "attach/target.h"
 #include "format/trace_sink.h"
@@ -67,7 +68,9 @@ int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 	if (bi->minor > GO_MAX_KNOWN_MINOR)
 		tracer_say("warning: %s is newer than the newest Go this version knows (1.%d); trying anyway",
 		    bi->version, GO_MAX_KNOWN_MINOR);
-	rc = probe_plan_build(bin, &plan, err, errlen);
+	rc = t->opt->memprofilerate ?
+	     probe_plan_build_sampled(bin, &plan, err, errlen) :
+	     probe_plan_build(bin, &plan, err, errlen);
 	if (rc)
 		return rc;
 	rc = probes_add_layout(&t->probes, &plan);
@@ -147,6 +150,31 @@ static void take_snapshot(struct session *s, int verbose)
 	session_begin(s, t0);
 }
 
+/*
+ * --memprofilerate: nothing to stop the target for (no spans, and the
+ * objects sampled before we came are not ours to know); the probes are
+ * live, so set the rate and begin.  AT_EXEC: the process may be before
+ * its runtime's schedinit (profile_rate.h).
+ */
+static void sampled_begin(struct tracer *t, struct session *s, bool at_exec)
+{
+	char err[256];
+
+	session_begin(s, tracer_now_ns());
+	if (s->target.gone)
+		return;
+	if (profile_rate_set(s->target.pid, s->bin, s->load_bias,
+			     (int64_t)t->opt->memprofilerate,
+			     at_exec,
+			     &s->rate_ctl, err, sizeof(err)))
+		tracer_say("warning: PID %d: %s: it is traced at the rate it has",
+		    (int)s->target.pid, err);
+	else if (t->opt->verbose)
+		tracer_say("PID %d: runtime.MemProfileRate %lld -> %lld while traced",
+		    (int)s->target.pid, (long long)s->rate_ctl.old,
+		    (long long)s->rate_ctl.rate);
+}
+
 static int add_session(struct tracer *t, struct session *s)
 {
 	if (!GROW(t->sess, t->nsess, t->sess_cap, 8))
@@ -191,6 +219,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		.sample = t->opt->sample,
 		.stacks = t->opt->stacks,
 		.stack_map_fd = probes_stack_map_fd(&t->probes),
+		.memprofilerate = t->opt->memprofilerate,
 	};
 	struct go_binary *bin = NULL;
 	struct target tg;
@@ -286,6 +315,13 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		return rc;
 	}
 	t->processes_seen++;
+	if (t->opt->memprofilerate) {
+		/* Seen at its exec (--all) or stopped there (-- CMD): the
+		 * runtime may not have initialised yet. */
+		sampled_begin(t, s, ei != NULL ||
+			      (t->child && pid == t->child));
+		return 0;
+	}
 	if (snapshot)
 		take_snapshot(s, t->opt->verbose);
 	else
@@ -304,6 +340,10 @@ void tracer_close_session(struct tracer *t, size_t i, const char *reason)
 	uint64_t st[TAF_STAT_MAX];
 	int rc;
 
+	rc = profile_rate_restore(&s->rate_ctl);
+	if (rc && rc != -ESRCH)
+		tracer_say("warning: PID %d: cannot restore runtime.MemProfileRate (%s)",
+		    (int)s->target.pid, strerror(-rc));
 	session_cut(s);
 	session_stacks_close(s);
 	if (s->sink_failed)

@@ -150,6 +150,18 @@ void cli_print_help(void)
 "        Record one heap allocation in N (and the frees of those objects\n"
 "        only); spans and stacks are all recorded.  Saves disk and daemon\n"
 "        time, not the probes' cost in the target.  Default 1 (all).\n"
+"    --memprofilerate BYTES\n"
+"        Production mode: record only the allocations the Go runtime's own\n"
+"        heap profiler samples, one per BYTES allocated on average (the\n"
+"        name of go test's -memprofilerate; 524288 is the runtime's\n"
+"        default, 1 samples every allocation).  The probes sit where the\n"
+"        runtime samples and where it frees a sampled object, not on the\n"
+"        allocation path, so the program runs at almost full speed.  While\n"
+"        attached, the program's runtime.MemProfileRate is set to BYTES;\n"
+"        the old value is written back at detach, also when the tracer is\n"
+"        killed (a watchdog process does it).  No span or goroutine-stack\n"
+"        events in this mode.  report and pprof scale the samples to\n"
+"        estimates as the runtime does.\n"
 "    --stacks\n"
 "        Also record the call stack of every heap allocation, symbolized\n"
 "        (function, file, line; stripped binaries too) into F.stacks\n"
@@ -204,7 +216,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 enum { OPT_RINGBUF = 0x100, OPT_INCLUDE, OPT_EXCLUDE, OPT_MAX_PROCS };
 enum { OPT_SAMPLE = 0x180 };
-enum { OPT_STACKS = 0x190 };
+enum { OPT_STACKS = 0x190, OPT_MEMPROFILERATE };
 
 static int push_pattern(const char ***list, size_t *n, const char *p)
 {
@@ -268,6 +280,7 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "stacks", no_argument, NULL, OPT_STACKS },
+		{ "memprofilerate", required_argument, NULL, OPT_MEMPROFILERATE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -365,6 +378,17 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		case OPT_STACKS:
 			o->stacks = true;
 			break;
+		case OPT_MEMPROFILERATE: {
+			uint64_t v;
+
+			/* Go's MemProfileRate is an int; 0 would turn it off. */
+			if (parse_size(optarg, &v) || v == 0 || v > INT32_MAX) {
+				fprintf(stderr, "traceaf-bpf: invalid --memprofilerate '%s' (bytes, 1..2G)\n", optarg);
+				return CLI_ERROR;
+			}
+			o->memprofilerate = v;
+			break;
+		}
 		case 'v':
 			o->verbose++;
 			break;
@@ -397,6 +421,10 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 	}
 	if ((o->pid != 0) + o->all + (o->cmd != NULL) > 1) {
 		fprintf(stderr, "traceaf-bpf: give only one of -p PID, --all and -- CMD\n");
+		return CLI_ERROR;
+	}
+	if (o->memprofilerate && o->sample > 1) {
+		fprintf(stderr, "traceaf-bpf: --sample and --memprofilerate do not go together: the runtime already samples\n");
 		return CLI_ERROR;
 	}
 	if ((o->ninclude || o->nexclude) && !o->all) {

@@ -24,6 +24,7 @@ struct taf_options {
 	unsigned ringbuf_mb;        /* --ringbuf-size in MiB */
 	unsigned sample;            /* --sample N: 1 allocation in N, >= 1 */
 	bool stacks;                /* --stacks: allocation call stacks */
+	uint64_t memprofilerate;    /* --memprofilerate BYTES, 0: full mode */
 	int verbose;                /* -v, repeatable */
 	unsigned max_processes;     /* --max-processes, with --all */
 	const char **include;       /* --include PATTERN, repeatable */

@@ -130,6 +130,12 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 	}
 	s = find_session(t, (pid_t)h->pid);
 	if (h->kind == TAF_REC_EXEC) {
+		/* The exec the -- CMD child stopped at (--memprofilerate)
+		 * opened its session already: not a new image. */
+		if (s && t->child_opened_at_exec && (pid_t)h->pid == t->child) {
+			t->child_opened_at_exec = false;
+			return 0;
+		}
 		/* A new image: whatever we traced under this PID is over. */
 		if (s) {
 			size_t i;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,6 +99,31 @@ static int resolve_cmd(const char *cmd, char *out, size_t outlen)
 }
 
 /*
+ * --memprofilerate with -- CMD: the child stops after its exec (it asked
+ * for PTRACE_TRACEME); its session opens there, which sets the rate
+ * (binary_cache.c, sampled_begin) before the runtime runs a line, and the
+ * child goes on untraced by ptrace.
+ */
+static void sampled_child_start(struct tracer *t)
+{
+	char err[512];
+	int status;
+
+	if (waitpid(t->child, &status, 0) != t->child || !WIFSTOPPED(status)) {
+		/* It died on the way (no such file...): the loop reports. */
+		return;
+	}
+	if (tracer_open_session(t, t->child, t->child, false, NULL, err,
+				sizeof(err)))
+		tracer_say("warning: %s", err);
+	else
+		t->child_opened_at_exec = true;
+	if (ptrace(PTRACE_DETACH, t->child, NULL, NULL))
+		tracer_say("warning: cannot let PID %d go on: %s",
+		    (int)t->child, strerror(errno));
+}
+
+/*
  * -- CMD: fork, attach to the program's executable for the child's PID
  * while the child waits on a pipe, then let it exec: the probes are live
  * before the runtime's first allocation.
@@ -143,6 +169,10 @@ int tracer_start_cmd(struct tracer *t)
 		signal(SIGPIPE, SIG_DFL);
 		if (read(gate[0], &c, 1) != 1 || c != 'g')
 			_exit(127);
+		/* --memprofilerate: stop at the exec (SIGTRAP) so the rate is
+		 * in place before the runtime initialises. */
+		if (t->opt->memprofilerate && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(127);
 		execv(path, t->opt->cmd);
 		fprintf(stderr, "traceaf-bpf: cannot exec %s: %s\n", path,
 			strerror(errno));
@@ -174,5 +204,7 @@ int tracer_start_cmd(struct tracer *t)
 	if (write(gate[1], &go, 1) != 1)
 		tracer_say("warning: cannot start %s", path);
 	close(gate[1]);
+	if (t->opt->memprofilerate)
+		sampled_child_start(t);
 	return 0;
 }

@@ -30,6 +30,7 @@
 #include "inspect/runtime_globals.h"
 #include "util/grow.h"
 #include "trace/shadow_heap.h"
+#include "format/sample_sidecar.h"
 #include "format/trace_sink.h"
 
 /* Go's constants on linux/amd64 (runtime/malloc.go, stack.go). */
@@ -84,7 +85,10 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	s->started_realtime = (uint64_t)time(NULL);
 	s->sample = o->sample > 1 ? o->sample : 1;
 	u64_map_init(&s->type_index);
+	u64_map_init(&s->sized_index);
+	u64_map_init(&s->sampled);
 	u64_map_init(&s->tiny_upper);
+	s->memprofilerate = o->memprofilerate;
 
 	s->info.page_size = GO_PAGE_SIZE;
 	s->info.min_heap_align = GO_MIN_HEAP_ALIGN;
@@ -127,6 +131,40 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 
 /* ---- types ---------------------------------------------------------- */
 
+/* Appends an entry to type_tab (names copied into the arena). */
+static struct type_entry *type_append(struct session *s, uint64_t addr,
+				      uint64_t size, uint64_t ptr_bytes,
+				      const char *name, size_t name_len)
+{
+	struct type_entry *e;
+
+	if (!GROW(s->type_tab, s->ntypes, s->type_cap, 64))
+		return NULL;
+	if (s->names_len + name_len > s->names_cap) {
+		size_t cap = s->names_cap ? s->names_cap : 4096;
+		char *nn;
+
+		while (cap < s->names_len + name_len)
+			cap *= 2;
+		nn = realloc(s->names, cap);
+		if (!nn)
+			return NULL;
+		s->names = nn;
+		s->names_cap = cap;
+	}
+	e = &s->type_tab[s->ntypes];
+	e->addr = addr;
+	e->key = addr;
+	e->size = size;
+	e->ptr_bytes = ptr_bytes;
+	e->name_off = (uint32_t)s->names_len;
+	e->name_len = (uint32_t)name_len;
+	memcpy(s->names + s->names_len, name, name_len);
+	s->names_len += name_len;
+	s->ntypes++;
+	return e;
+}
+
 /* Reads and caches the descriptor at addr; returns its entry or NULL. */
 static const struct type_entry *type_lookup(struct session *s, uint64_t addr)
 {
@@ -144,31 +182,9 @@ static const struct type_entry *type_lookup(struct session *s, uint64_t addr)
 		u64_map_put(&s->type_index, addr, 0);
 		return NULL;
 	}
-	if (!GROW(s->type_tab, s->ntypes, s->type_cap, 64))
+	e = type_append(s, addr, d.size, d.ptr_bytes, d.name, d.name_len);
+	if (!e || u64_map_put(&s->type_index, addr, s->ntypes))
 		return NULL;
-	if (s->names_len + d.name_len > s->names_cap) {
-		size_t cap = s->names_cap ? s->names_cap : 4096;
-		char *nn;
-
-		while (cap < s->names_len + d.name_len)
-			cap *= 2;
-		nn = realloc(s->names, cap);
-		if (!nn)
-			return NULL;
-		s->names = nn;
-		s->names_cap = cap;
-	}
-	e = &s->type_tab[s->ntypes];
-	e->addr = addr;
-	e->size = d.size;
-	e->ptr_bytes = d.ptr_bytes;
-	e->name_off = (uint32_t)s->names_len;
-	e->name_len = (uint32_t)d.name_len;
-	memcpy(s->names + s->names_len, d.name, d.name_len);
-	s->names_len += d.name_len;
-	if (u64_map_put(&s->type_index, addr, s->ntypes + 1))
-		return NULL;
-	s->ntypes++;
 	return e;
 }
 
@@ -185,10 +201,10 @@ static uint64_t gen_type_id(struct session *s, const struct type_entry *e)
 
 	if (!e)
 		return 0;
-	id = tw_gen_type_id(s->gen, e->addr);
+	id = tw_gen_type_id(s->gen, e->key);
 	if (id)
 		return id;
-	return tw_gen_define_type(s->gen, e->addr, e->size, e->ptr_bytes,
+	return tw_gen_define_type(s->gen, e->key, e->size, e->ptr_bytes,
 				  s->names + e->name_off, e->name_len);
 }
 
@@ -315,6 +331,16 @@ static int exists_stack(void *arg, uint64_t lo, uint64_t size)
 	return c->rc;
 }
 
+/* --memprofilerate: the live samples (session.sampled). */
+static void exists_sampled(struct exists_ctx *c)
+{
+	uint64_t key, ref;
+	size_t it = 0;
+
+	while (c->rc == 0 && u64_map_next(&c->s->sampled, &it, &key, &ref))
+		exists_object(c, key, (uint32_t)ref);
+}
+
 /* What the shadow heap holds, as exists events at the generation's start. */
 static int write_exists(struct session *s)
 {
@@ -323,6 +349,8 @@ static int write_exists(struct session *s)
 	shadow_heap_for_each_span(s->heap, exists_span, &c);
 	if (c.rc == 0)
 		shadow_heap_for_each_object(s->heap, exists_object, &c);
+	if (c.rc == 0)
+		exists_sampled(&c);
 	if (c.rc == 0)
 		shadow_heap_for_each_stack(s->heap, exists_stack, &c);
 	return c.rc;
@@ -412,7 +440,8 @@ static uint64_t record_address(const void *data)
 	case TAF_REC_SPAN_SWEEP: return ((const struct taf_rec_span_sweep *)data)->base;
 	case TAF_REC_SPAN_ALLOC: return ((const struct taf_rec_span_alloc *)data)->base;
 	case TAF_REC_SPAN_FREE:
-	case TAF_REC_STACK_FREE: return ((const struct taf_rec_addr *)data)->addr;
+	case TAF_REC_STACK_FREE:
+	case TAF_REC_SAMPLED_FREE: return ((const struct taf_rec_addr *)data)->addr;
 	case TAF_REC_STACK_ALLOC: return ((const struct taf_rec_stack_alloc *)data)->lo;
 	default: return 0;
 	}
@@ -497,6 +526,97 @@ static bool keep_alloc(const struct session *s,
 	if (tiny && r->addr != slot)
 		return false;
 	return alloc_sampled(slot, r->hdr.ts, s->sample);
+}
+
+/* ---- --memprofilerate ------------------------------------------------- */
+
+/*
+ * A sampled object's type entry carries the slot size the runtime
+ * sampled: with no span events in this mode, that is how the analysis
+ * knows an object's size (a []byte's type is byte).  One entry per (type,
+ * size); sizes below 64 KiB exactly, larger ones (whole pages) by pages.
+ */
+static uint64_t size_code(uint64_t size)
+{
+	if (size < 0x8000)
+		return size;
+	size >>= 13;
+	return 0x8000 | (size < 0x7fff ? size : 0x7fff);
+}
+
+static const struct type_entry *sampled_type(struct session *s,
+					     const struct taf_rec_heap_alloc *r)
+{
+	bool unknown = r->hdr.flags & TAF_ALLOC_F_NO_TYPE;
+	const struct type_entry *t = unknown ? NULL : type_lookup(s, r->type);
+	uint64_t key, idx;
+	const char *name;
+	size_t len;
+	struct type_entry *e;
+
+	/* A type we could not read is as unknown as one we did not find. */
+	if (!unknown && r->type && !t)
+		unknown = true;
+	key = ((t ? t->addr : unknown ? 1 : 0) << 16) | size_code(r->size);
+	if (u64_map_get(&s->sized_index, key, &idx))
+		return &s->type_tab[idx - 1];
+	if (t) {
+		name = s->names + t->name_off;
+		len = t->name_len;
+	} else {
+		/* The runtime passes nil for pointer-free buffers (strings,
+		 * growslice of pointer-free elements): the report's name
+		 * for type ID 0. */
+		name = unknown ? "<unknown>" : "<notype>";
+		len = strlen(name);
+	}
+	e = type_append(s, t ? t->addr : 0, r->size, t ? t->ptr_bytes : 0,
+			name, len);
+	if (!e)
+		return NULL;
+	e->key = (1ull << 63) | s->ntypes;
+	if (u64_map_put(&s->sized_index, key, s->ntypes))
+		return NULL;
+	return e;
+}
+
+/*
+ * A heap-profile sample (mProf_Malloc).  Its ID is the address the runtime
+ * samples (after a malloc header, as the runtime's own HeapObjectAlloc;
+ * the free record names the same address).  Two samples inside one 8-byte
+ * ID (tiny objects, at --memprofilerate 1) are one event, like full
+ * mode's merged tiny objects.
+ */
+static int on_sampled_alloc(struct session *s,
+			    const struct taf_rec_heap_alloc *r,
+			    const struct alloc_stack_view *st)
+{
+	uint64_t key = r->addr & ~(uint64_t)(GO_MIN_HEAP_ALIGN - 1);
+	const struct type_entry *e;
+
+	if (r->hdr.flags & TAF_ALLOC_F_NO_TYPE)
+		s->counts.samples_untyped++;
+	if (u64_map_get(&s->sampled, key, NULL)) {
+		s->counts.tiny_merged++;
+		return 0;
+	}
+	e = sampled_type(s, r);
+	if (u64_map_put(&s->sampled, key, type_ref_of(s, e)))
+		return -ENOMEM;
+	return emit_alloc(s, r, st, heap_object_id(s, key), gen_type_id(s, e));
+}
+
+static int on_sampled_free(struct session *s, const struct taf_rec_addr *r)
+{
+	uint64_t key = r->addr & ~(uint64_t)(GO_MIN_HEAP_ALIGN - 1);
+
+	if (!u64_map_del(&s->sampled, key)) {
+		/* Sampled before we came: not in this trace. */
+		s->counts.sample_frees_unknown++;
+		return 0;
+	}
+	return emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_FREE, r->hdr.ts,
+		    heap_object_id(s, key), 0, 0);
 }
 
 static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
@@ -634,8 +754,14 @@ int session_record(struct session *s, const void *data, size_t len)
 				st.nr_pcs = st.stack->nr_pcs;
 			}
 		}
+		if (r->hdr.flags & TAF_ALLOC_F_SAMPLED)
+			return on_sampled_alloc(s, r, &st);
 		return on_heap_alloc(s, r, &st);
 	}
+	case TAF_REC_SAMPLED_FREE:
+		if (len < sizeof(struct taf_rec_addr))
+			return -EINVAL;
+		return on_sampled_free(s, data);
 	case TAF_REC_SPAN_SWEEP:
 		if (len < sizeof(struct taf_rec_span_sweep))
 			return -EINVAL;
@@ -701,6 +827,18 @@ static void stacks_gen_written(struct session *s, uint64_t gen)
 					 name, gen);
 }
 
+/* --memprofilerate: a file's first generation brings its F.sampling. */
+static void sampling_gen_written(struct session *s)
+{
+	const char *name = trace_sink_file_name(s->sink);
+
+	if (!name || !strcmp(name, s->sampling_file))
+		return;
+	if (sample_sidecar_write(trace_sink_dirfd(s->sink), name,
+				 s->memprofilerate) == 0)
+		snprintf(s->sampling_file, sizeof(s->sampling_file), "%s", name);
+}
+
 void session_stacks_close(struct session *s)
 {
 	struct alloc_stacks_counts c;
@@ -753,6 +891,8 @@ int session_cut(struct session *s)
 
 		if (s->stacks)
 			stacks_gen_written(s, gen);
+		if (s->memprofilerate)
+			sampling_gen_written(s);
 		for (k = 0; k < TW_EV_COUNT; k++)
 			s->counts.written[k] += s->gen_events[k];
 		s->counts.events += events;
@@ -787,6 +927,8 @@ void session_finish(struct session *s)
 	s->heap = NULL;
 	target_close(&s->target);
 	u64_map_free(&s->type_index);
+	u64_map_free(&s->sized_index);
+	u64_map_free(&s->sampled);
 	u64_map_free(&s->tiny_upper);
 	free(s->type_tab);
 	free(s->names);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attach/profile_rate.h"
 #include "attach/target.h"
 #include "format/trace_writer.h"
 #include "traceaf_events.h"
@@ -43,11 +44,15 @@ struct session_opts {
 	unsigned sample;     /* --sample: keep 1 heap allocation in N (0, 1: all) */
 	bool stacks;         /* --stacks: sidecars from stack map stack_map_fd */
 	int stack_map_fd;
+	uint64_t memprofilerate; /* --memprofilerate: the runtime samples */
 };
 
 /* One cached type description; names live in a shared arena. */
 struct type_entry {
 	uint64_t addr;
+	uint64_t key;          /* the writer's identity of the entry: addr,
+				  or for a sampled size (--memprofilerate)
+				  a key of its own */
 	uint64_t size;
 	uint64_t ptr_bytes;
 	uint32_t name_off;     /* into session.names */
@@ -67,6 +72,9 @@ struct session_counts {
 	uint64_t sweep_read_errors;          /* span bitmaps BPF couldn't read */
 	uint64_t written[TW_EV_COUNT];       /* events written, per trace event */
 	uint64_t sampled_out;                /* allocations --sample skipped */
+	/* --memprofilerate: samples whose type the frames did not give, and
+	 * frees of profile specials of objects sampled before we came. */
+	uint64_t samples_untyped, sample_frees_unknown;
 	/* --stacks: allocations written with a stack in a sidecar, without
 	 * one (unreadable), with one but not written. */
 	uint64_t stacks_with, stacks_without, stacks_lost;
@@ -84,6 +92,15 @@ struct session {
 	bool exists_pending;             /* rotated: exists before next event */
 
 	struct u64_map type_index;       /* type addr -> index + 1 in type_tab */
+	/* --memprofilerate: (type addr, sampled slot size) -> index + 1 of
+	 * an entry with that size (sampled_type). */
+	struct u64_map sized_index;
+	/* --memprofilerate: live sampled objects, 8-byte ID address ->
+	 * type_ref (the shadow heap, which models spans, is not used). */
+	struct u64_map sampled;
+	uint64_t memprofilerate;         /* 0: full mode */
+	struct profile_rate rate_ctl;    /* the target's rate while traced */
+	char sampling_file[256];         /* last file given its F.sampling */
 	struct type_entry *type_tab;
 	size_t ntypes, type_cap;
 	char *names;

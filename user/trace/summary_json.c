@@ -98,6 +98,17 @@ int summary_json_write(const struct session *s,
 	fprintf(f, ",\n  \"write_error\": ");
 	json_str(f, s->sink_failed ? strerror(-s->sink_error) : "");
 	fprintf(f, ",\n  \"sample_rate\": %u", s->sample);
+	/* --memprofilerate: what the runtime's sampler ran at, and what the
+	 * target had before (restored at detach). */
+	fprintf(f, ",\n  \"memprofilerate\": %" PRIu64, s->memprofilerate);
+	if (s->memprofilerate) {
+		fprintf(f, ",\n  \"memprofilerate_before\": %" PRId64,
+			s->rate_ctl.old);
+		fprintf(f, ",\n  \"samples_untyped\": %" PRIu64,
+			s->counts.samples_untyped);
+		fprintf(f, ",\n  \"sample_frees_of_earlier_samples\": %" PRIu64,
+			s->counts.sample_frees_unknown);
+	}
 	fprintf(f, ",\n  \"allocations_seen\": %" PRIu64,
 		s->counts.records[TAF_REC_HEAP_ALLOC]);
 	fprintf(f, ",\n  \"allocations_sampled_out\": %" PRIu64,

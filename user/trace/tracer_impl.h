@@ -60,6 +60,9 @@ struct tracer {
 
 	pid_t child;                  /* -- CMD */
 	struct exec_info child_exec;  /* its exec, once seen */
+	bool child_opened_at_exec;    /* its session opened at the exec stop
+					 (--memprofilerate): its exec record
+					 is still to come */
 	bool child_done;
 	int child_status;
 
