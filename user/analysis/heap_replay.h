@@ -116,6 +116,9 @@ struct heap_replay {
 	uint64_t files, generations, events;
 	uint64_t t_first_ns, t_last_ns; /* absolute, trace clock */
 	unsigned format_version;        /* of the last file read */
+	/* --memprofilerate traces (F.sampling): the counts are estimates
+	 * scaled from samples at this rate (heap_scale.h); 0: full trace. */
+	uint64_t sample_rate;
 	bool have_stacks;               /* a sidecar was read */
 
 	/* Goroutine stacks, spans: now and peak. */

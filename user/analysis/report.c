@@ -377,6 +377,12 @@ static void print_text(const struct report_proc *p,
 	       (unsigned long long)h->generations,
 	       human_ns(h->t_last_ns - h->t_first_ns, b1, sizeof(b1)),
 	       h->format_version, h->have_stacks ? ", with stacks" : "");
+	if (h->sample_rate > 1)
+		printf("  ESTIMATES from the runtime's heap-profile samples (memprofilerate %llu),\n"
+		       "  scaled as runtime/pprof scales a heap profile; counts are not exact\n",
+		       (unsigned long long)h->sample_rate);
+	else if (h->sample_rate == 1)
+		printf("  every allocation the runtime's heap profiler sees (memprofilerate 1)\n");
 	printf("  %llu allocations (%s), %llu frees; live at the end: %llu objects (%s)\n",
 	       (unsigned long long)allocs, human_bytes(bytes, b1, sizeof(b1)),
 	       (unsigned long long)frees, (unsigned long long)live,
@@ -569,11 +575,13 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 			putchar(',');
 		json_str(p->files[i]);
 	}
-	printf("],\"format\":%u,\"generations\":%llu,\"events\":%llu,\"duration_s\":%.6f,\"have_stacks\":%s,\"totals\":{",
+	printf("],\"format\":%u,\"generations\":%llu,\"events\":%llu,\"duration_s\":%.6f,\"have_stacks\":%s,\"memprofilerate\":%llu,\"estimated\":%s,\"totals\":{",
 	       h->format_version, (unsigned long long)h->generations,
 	       (unsigned long long)h->events,
 	       (double)(h->t_last_ns - h->t_first_ns) / 1e9,
-	       h->have_stacks ? "true" : "false");
+	       h->have_stacks ? "true" : "false",
+	       (unsigned long long)h->sample_rate,
+	       h->sample_rate > 1 ? "true" : "false");
 	json_counts(&tot);
 	printf("},\"types\":[");
 	ord = sorted(h, h->ntypes, by_alloc_bytes);

@@ -17,7 +17,9 @@
 #include <sys/stat.h>
 
 #include "analysis/heap_replay.h"
+#include "analysis/heap_scale.h"
 #include "analysis/report.h"
+#include "format/sample_sidecar.h"
 
 static bool all_digits(const char *s, size_t n)
 {
@@ -195,6 +197,7 @@ int report_load(const char *path, bool use_stacks, struct report_proc **out,
 	}
 	for (i = 0; i < np; i++) {
 		struct heap_replay *h = heap_replay_new();
+		uint64_t rate = 0;
 
 		procs[i].h = h;
 		if (!h) {
@@ -205,9 +208,14 @@ int report_load(const char *path, bool use_stacks, struct report_proc **out,
 			rc = heap_replay_file(h, procs[i].files[j], use_stacks);
 			if (rc)
 				break;
+			/* One process's files share its one rate. */
+			if (!rate && sample_sidecar_read(procs[i].files[j], &rate) < 0)
+				rate = 0;
 		}
 		if (!rc)
 			rc = heap_replay_finish(h);
+		if (!rc)
+			rc = heap_replay_scale(h, rate);
 		if (rc) {
 			fprintf(stderr, "traceaf-bpf: %s\n",
 				h->err[0] ? h->err : strerror(-rc));
