@@ -19,6 +19,7 @@
 
 #include "gobin.h"
 #include "analysis/heap_replay.h"
+#include "analysis/heap_scale.h"
 #include "format/trace_writer.h"
 
 static const struct tw_heap_info info = {
@@ -343,6 +344,55 @@ static void test_replay_native_go127(void **state)
 	native_leak(27);
 }
 
+/*
+ * A --memprofilerate trace: no spans, and one type name in two entries
+ * whose sizes are the sampled slot sizes (session.c, sampled_type).  Each
+ * object takes its entry's size; scaled at 4096, each class stands for
+ * 1 / (1 - exp(-size / 4096)) objects (runtime/pprof scaleHeapSample):
+ * 4096 B -> 1.582, 64 B -> 64.50.
+ */
+static void test_replay_sampled_sizes_and_scale(void **state)
+{
+	static const char *const f[] = { "sampled.trace" };
+	struct heap_replay *h;
+	const struct hr_type *t;
+	struct file w;
+	uint64_t big, small;
+	int i;
+
+	file_open(&w, "sampled.trace");
+	gen_start(&w, 0);
+	big = tw_gen_define_type(w.g, 1ull << 63 | 1, 4096, 0, "uint8", 5);
+	small = tw_gen_define_type(w.g, 1ull << 63 | 2, 64, 0, "uint8", 5);
+	for (i = 0; i < 10; i++)
+		ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 10 + i, 100 * 1024 + i * 512, big, 0);
+	for (i = 0; i < 100; i++)
+		ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 30 + i, 200 * 1024 + i * 8, small, 0);
+	for (i = 0; i < 5; i++)
+		ev(&w, TW_EV_HEAP_OBJECT_FREE, 200 + i, 100 * 1024 + i * 512, 0, 0);
+	gen_end(&w);
+	file_close(&w);
+	h = replay(f, 1);
+	t = type_named(h, "uint8");
+	assert_int_equal(t->c.allocs, 110);
+	assert_int_equal(t->c.alloc_bytes, 10 * 4096 + 100 * 64);
+	assert_int_equal(t->c.free_bytes, 5 * 4096);
+	assert_int_equal(heap_replay_scale(h, 4096), 0);
+	assert_int_equal(h->sample_rate, 4096);
+	assert_int_equal(t->c.allocs, 16 + 6450);
+	assert_int_equal(t->c.alloc_bytes, 64798 + 412808);
+	assert_int_equal(t->c.frees, 8);
+	assert_int_equal(t->c.free_bytes, 32399);
+	assert_int_equal(t->c.live, 8 + 6450);
+	heap_replay_free(h);
+
+	/* Rate 1: every allocation was a sample; nothing to scale. */
+	h = replay(f, 1);
+	assert_int_equal(heap_replay_scale(h, 1), 0);
+	assert_int_equal(type_named(h, "uint8")->c.allocs, 110);
+	heap_replay_free(h);
+}
+
 static int setup(void **state)
 {
 	return mkdtemp(dir) ? 0 : -1;
@@ -365,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_replay_checkpoints_thinned),
 		cmocka_unit_test(test_replay_native_go123),
 		cmocka_unit_test(test_replay_native_go127),
+		cmocka_unit_test(test_replay_sampled_sizes_and_scale),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
