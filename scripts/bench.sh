@@ -9,7 +9,10 @@
 #      (tests/bench/bigheap)
 #   6. attach time on a > 100 MB Go binary (tests/bench/bigbin/gen.sh)
 #   7. ring-buffer drops at a sustained event rate (tests/bench/ratealloc)
-# Env: SECTIONS="1 2 3 4 5 6 7" (which to run), REPS=3, SNAP_N=4194304,
+#   8. the production mode: the target's slowdown under --memprofilerate
+#      524288 and 1, beside full mode and the runtime's own AllocFree
+#      tracer (fullwork Go 1.23 and 1.27; encoding/json's benchmarks)
+# Env: SECTIONS="1 2 3 4 5 6 7 8" (which to run), REPS=3, SNAP_N=4194304,
 #      RATES="500000 1000000" (allocations/s; ~2 events each), RATE_SECS=3
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,7 +21,7 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 export BUILD
 
 echo "== machine: $(nproc) vCPUs, $(uname -r), $(date -u +%Y-%m-%d)"
-SECTIONS=${SECTIONS:-"1 2 3 4 5 6 7"}
+SECTIONS=${SECTIONS:-"1 2 3 4 5 6 7 8"}
 REPS=${REPS:-3}
 export REPS
 GOBIN=${TRACEAF_GOBIN_DIR:-$BUILD/go-bin}
@@ -164,4 +167,69 @@ if on 7; then
 			"$TMP/r.w" "$TMP/r.t"
 	done
 	echo "(events include the frees: ~2 per allocation; target: no drops at 1 M events/s)"
+fi
+
+if on 8; then
+	echo
+	echo "== 8. production mode: the target's time, untraced = 1.00 (median of $REPS, modes interleaved)"
+	# mode_run MODE CMD...: the program's own figure for its work (METRIC
+	# reads its stdout: fullwork's phase ms=, a Go benchmark's ns/op sum),
+	# so the tracer's start-up is not counted.
+	mode_run() {
+		local mode=$1
+		shift
+		rm -rf "$TMP/m.out"
+		case $mode in
+		untraced) "$@" >"$TMP/m.stdout" 2>/dev/null ;;
+		rate512k) "$BUILD/traceaf-bpf" -o "$TMP/m.out" --memprofilerate 524288 -- "$@" >"$TMP/m.stdout" 2>/dev/null ;;
+		rate1) "$BUILD/traceaf-bpf" -o "$TMP/m.out" --memprofilerate 1 -- "$@" >"$TMP/m.stdout" 2>/dev/null ;;
+		full) "$BUILD/traceaf-bpf" -o "$TMP/m.out" -- "$@" >"$TMP/m.stdout" 2>/dev/null ;;
+		native) GODEBUG=traceallocfree=1 "$@" >"$TMP/m.stdout" 2>/dev/null ;;
+		esac
+		$METRIC <"$TMP/m.stdout"
+	}
+	fullwork_ms() { sed -n 's/^done .* ms=\([0-9]*\).*/\1/p'; }
+	bench_ns() { awk '$NF == "ns/op" || $4 == "ns/op" { s += $3 } END { print s }'; }
+	# compare NAME MODES -- CMD...: one line of ratios to the untraced median
+	compare() {
+		local name=$1 modes=$2 m i line
+		shift 3
+		for i in $(seq "$REPS"); do
+			for m in untraced $modes; do
+				mode_run "$m" "$@" >>"$TMP/m.$m"
+			done
+		done
+		base=$(median <"$TMP/m.untraced")
+		line="$name: untraced ${base}"
+		for m in $modes; do
+			line="$line, $m $(median <"$TMP/m.$m" | awk -v b="$base" '{ printf "%.3f", $1 / b }')"
+		done
+		echo "$line"
+		rm -rf "$TMP"/m.*
+	}
+	METRIC=fullwork_ms
+	for ver in 1.23 1.27; do
+		# The native tracer needs -native (runtime/trace.Start) to write.
+		compare "fullwork Go $ver -scale 0.3 (phase ms)" "rate512k rate1 full" -- \
+			"$GOBIN/fullwork-go$ver" -scale 0.3 -wait=false
+		for i in $(seq "$REPS"); do
+			mode_run native "$GOBIN/fullwork-go$ver" -scale 0.3 -wait=false \
+				-native "$TMP/native.trace" >>"$TMP/n.ms"
+		done
+		echo "  runtime's own tracer (GODEBUG=traceallocfree=1 + runtime/trace): $(median <"$TMP/n.ms" | awk -v b="$base" '{ printf "%.3f", $1 / b }')"
+		rm -f "$TMP/n.ms" "$TMP/native.trace"
+	done
+	# A real standard-library benchmark, a fixed number of iterations.
+	jt=$BUILD/bench/json-go1.27.test
+	if [ ! -x "$jt" ]; then
+		(cd /usr/lib/go-1.27/src/encoding/json && GOTOOLCHAIN=local \
+			GOCACHE="$BUILD/go-cache" GOFLAGS=-buildvcs=false \
+			/usr/lib/go-1.27/bin/go test -c -o "$jt" .) || exit 1
+	fi
+	METRIC=bench_ns
+	(cd /usr/lib/go-1.27/src/encoding/json &&
+		compare "encoding/json CodeUnmarshal+CodeEncoder x200 (Go 1.27, ns/op)" "rate512k rate1 full" -- \
+			"$jt" -test.run='^$' -test.bench='^Benchmark(CodeUnmarshal|CodeEncoder)$' \
+			-test.benchtime=200x)
+	echo "(targets: rate512k within 2 % of untraced; full mode ~30x and the runtime's tracer ~5x on allocation-bound loops)"
 fi
