@@ -26,11 +26,44 @@
 #include "attach/kernel_features.h"
 #include "attach/target.h"
 
-static volatile sig_atomic_t stop_signal;
+/*
+ * Signals only set flags; the loop acts on them between polls, so a
+ * signal never interrupts a write and never ends the tracer with a file
+ * unfinished (README "Signals"):
+ *   SIGINT, SIGTERM, SIGHUP  stop: detach, write the last generation,
+ *                            close every file, exit 0 (SIGHUP too: a
+ *                            closed terminal or ssh session must not
+ *                            leave cut files; with -- CMD passed on first)
+ *   SIGUSR1                  every session ends its file now; the next
+ *                            event starts a new one
+ *   SIGUSR2                  counts so far on stderr, per process
+ *   SIGPIPE                  ignored (stderr may be a closed pipe)
+ */
+static volatile sig_atomic_t stop_signal, cut_request, status_request;
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	if (sig == SIGUSR1)
+		cut_request = 1;
+	else if (sig == SIGUSR2)
+		status_request = 1;
+	else
+		stop_signal = sig;
+}
+
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a blocking poll returns at once with EINTR. */
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 uint64_t tracer_now_ns(void)
@@ -137,11 +170,42 @@ static void check_exits(struct tracer *t)
 		t->stop = true;
 }
 
+/*
+ * Cuts a generation for every session (NEW_FILE, on SIGUSR1: and ends its
+ * file); says when a sink gives up.
+ */
+static void cut_generations(struct tracer *t, bool new_file)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsess; i++) {
+		struct session *s = t->sess[i];
+		bool was = s->sink_failed;
+
+		if (new_file)
+			session_rotate(s);
+		else
+			session_cut(s);
+		if (s->sink_failed && !was) {
+			/*
+			 * Nothing more can be kept: say so now, and
+			 * stop making the target pay for probes.
+			 */
+			tracer_say("PID %d: cannot write trace files: %s; %s",
+			    (int)s->target.pid,
+			    strerror(-s->sink_error),
+			    t->opt->all ? "its later events are counted as lost" :
+			    "stopping (files written so far are valid)");
+			if (!t->opt->all)
+				t->stop = true;
+		}
+	}
+}
+
 static void run_loop(struct tracer *t)
 {
 	uint64_t start = tracer_now_ns(), next_cut, next_progress;
 	int forwarded = 0;
-	size_t i;
 
 	next_cut = start + t->opt->gen_period_ns;
 	next_progress = start + 1000000000ull;
@@ -167,27 +231,19 @@ static void run_loop(struct tracer *t)
 			}
 		}
 		now = tracer_now_ns();
-		if (now >= next_cut) {
-			for (i = 0; i < t->nsess; i++) {
-				struct session *s = t->sess[i];
-				bool was = s->sink_failed;
+		if (cut_request || now >= next_cut) {
+			bool new_file = cut_request;
 
-				session_cut(s);
-				if (s->sink_failed && !was) {
-					/*
-					 * Nothing more can be kept: say so now, and
-					 * stop making the target pay for probes.
-					 */
-					tracer_say("PID %d: cannot write trace files: %s; %s",
-					    (int)s->target.pid,
-					    strerror(-s->sink_error),
-					    t->opt->all ? "its later events are counted as lost" :
-					    "stopping (files written so far are valid)");
-					if (!t->opt->all)
-						t->stop = true;
-				}
-			}
+			cut_request = 0;
+			cut_generations(t, new_file);
+			if (new_file)
+				tracer_say("SIGUSR1: current files ended (traced processes: %zu); the next events start new ones",
+				    t->nsess);
 			next_cut = now + t->opt->gen_period_ns;
+		}
+		if (status_request) {
+			status_request = 0;
+			tracer_print_status(t);
 		}
 		if (t->opt->verbose && now >= next_progress) {
 			tracer_print_progress(t, "");
@@ -208,9 +264,7 @@ int tracer_run(const struct taf_options *opt)
 
 	t.opt = opt;
 	u64_map_init(&t.ignored);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	catch_signals();
 
 	if (opt->pid && kill(opt->pid, 0) != 0 && errno == ESRCH) {
 		tracer_say("no such process: PID %d", (int)opt->pid);

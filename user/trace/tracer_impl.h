@@ -107,5 +107,6 @@ void tracer_add_counts(struct session_counts *a, const struct session_counts *b)
 void tracer_report_session(const struct session *s);
 void tracer_print_progress(struct tracer *t, const char *prefix);
 void tracer_print_drops(struct tracer *t);
+void tracer_print_status(struct tracer *t);
 
 #endif /* TRACER_IMPL_H */
