@@ -179,9 +179,14 @@ static void cut_generations(struct tracer *t, bool new_file)
 	size_t i;
 
 	for (i = 0; i < t->nsess; i++) {
-		struct session *s = t->sess[i];
-		bool was = s->sink_failed;
+		struct session *s;
+		bool was;
 
+		/* Encoding a busy process's generation takes ms: hints first. */
+		if (t->hints)
+			ring_buffer__consume(t->hints);
+		s = t->sess[i];
+		was = s->sink_failed;
 		if (new_file)
 			session_rotate(s);
 		else
@@ -255,6 +260,26 @@ static void run_loop(struct tracer *t)
 	}
 }
 
+/*
+ * --all: the exec hints (a copy of each exec record, bpf/traceaf.bpf.c)
+ * are read on their own before the records (tracer_on_record), and also
+ * through the main ring_buffer so that its poll wakes up for them.
+ */
+static int open_hints(struct tracer *t)
+{
+	int fd = probes_exec_hints_fd(&t->probes);
+
+	t->hints = ring_buffer__new(fd, tracer_on_hint, t, NULL);
+	if (!t->hints)
+		return -1;
+	if (ring_buffer__add(t->rb, fd, tracer_on_hint, t)) {
+		ring_buffer__free(t->hints);
+		t->hints = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int tracer_run(const struct taf_options *opt)
 {
 	struct tracer t = { 0 };
@@ -264,6 +289,7 @@ int tracer_run(const struct taf_options *opt)
 
 	t.opt = opt;
 	u64_map_init(&t.ignored);
+	u64_map_init(&t.early);
 	catch_signals();
 
 	if (opt->pid && kill(opt->pid, 0) != 0 && errno == ESRCH) {
@@ -294,6 +320,9 @@ int tracer_run(const struct taf_options *opt)
 		probes_destroy(&t.probes);
 		return 1;
 	}
+	if (opt->all && open_hints(&t))
+		tracer_say("warning: cannot read the exec hint ring (%s): a program with a new executable runs unprobed until its exec record's turn",
+		    strerror(errno));
 	rc = ring_pos_open(&t.rpos, probes_ringbuf_fd(&t.probes));
 	if (rc)
 		tracer_say("warning: cannot map the ring buffer's positions (%s): a process's last records may be lost when it exits under load",
@@ -312,6 +341,7 @@ int tracer_run(const struct taf_options *opt)
 	run_loop(&t);
 
 out:
+	t.closing = true;
 	/*
 	 * Stop recording, then detach (slow: one RCU grace period per uprobe
 	 * link), then drain what was queued before the stop.  Records stamped
@@ -341,6 +371,7 @@ out:
 			    (unsigned long long)t.done.tiny_merged);
 		tracer_print_drops(&t);
 	}
+	ring_buffer__free(t.hints);
 	ring_buffer__free(t.rb);
 	ring_pos_close(&t.rpos);
 	probes_destroy(&t.probes);
@@ -353,6 +384,7 @@ out:
 	}
 	free(t.bins);
 	u64_map_free(&t.ignored);
+	u64_map_free(&t.early);
 
 	if (t.child) {
 		if (!t.child_done) {

@@ -16,6 +16,7 @@
 
 #include "tracer.h"
 #include "inspect/go_binary.h"
+#include "attach/freeze.h"
 #include "attach/probes.h"
 #include "attach/ring_pos.h"
 #include "trace/session.h"
@@ -41,13 +42,27 @@ struct bin_entry {
  */
 struct exec_info {
 	uint64_t dev, ino;    /* st_dev encoding */
+	uint64_t ts;          /* when it exec'd (the record's time) */
 	char comm[16];
+};
+
+/* How tracer_discover found a process. */
+enum discover_how {
+	DISCOVER_SCAN,        /* in /proc at start */
+	DISCOVER_EXEC,        /* its exec record, in ring order */
+	DISCOVER_RECORD,      /* its first record: it runs a probed executable */
+	DISCOVER_HINT,        /* its exec hint, ahead of the ring: stop it
+				 with ptrace until its probes are live */
 };
 
 struct tracer {
 	const struct taf_options *opt;
 	struct probes probes;
-	struct ring_buffer *rb;
+	struct ring_buffer *rb;       /* the records and the exec hints */
+	struct ring_buffer *hints;    /* the exec hints alone, read first */
+	/* PID -> exec time of an exec already handled from its hint. */
+	struct u64_map early;
+	struct frozen *held;          /* a process stopped since its exec */
 	struct ring_pos rpos;         /* where producers and we are in rb */
 
 	struct bin_entry *bins;
@@ -74,6 +89,7 @@ struct tracer {
 	/* Records of a PID with no session: never traced, or closed. */
 	uint64_t orphan_records;
 	bool stop;
+	bool closing;                 /* past the loop: no new sessions */
 };
 
 /* tracer.c */
@@ -93,9 +109,10 @@ void tracer_close_session(struct tracer *t, size_t i, const char *reason);
 
 /* dispatch.c: records to sessions */
 void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
-	      bool from_record);
+	      enum discover_how how);
 void tracer_drain(struct tracer *t);
 int tracer_on_record(void *ctx, void *data, size_t len);
+int tracer_on_hint(void *ctx, void *data, size_t len);
 
 /* run_modes.c: -p PID, --all, -- CMD */
 int tracer_start_pid(struct tracer *t);
