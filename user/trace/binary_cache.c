@@ -193,6 +193,14 @@ static int add_session(struct tracer *t, struct session *s)
 	return 0;
 }
 
+/* A Go executable we cannot trace: its later processes say why too. */
+static void refuse(struct bin_entry *be, const char *why)
+{
+	be->go = false;
+	be->refused = true;
+	snprintf(be->why, sizeof(be->why), "%s", why);
+}
+
 /* runtime address = link address + bias; 0 for position-dependent code. */
 static int find_load_bias(const struct go_binary *bin, const struct target *tg,
 			  uint64_t *bias)
@@ -258,22 +266,31 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	}
 	be = tracer_bin_find(t, tg.exe_dev, tg.exe_ino);
 	if (be && !be->go) {
-		snprintf(err, errlen, "PID %d (%s) is not a Go program", (int)pid,
-			 tg.comm);
+		if (be->refused)
+			snprintf(err, errlen, "PID %d (%s): %s", (int)pid,
+				 tg.comm, be->why);
+		else
+			snprintf(err, errlen, "PID %d (%s) is not a Go program",
+				 (int)pid, tg.comm);
 		target_close(&tg);
-		return -ENOEXEC;
+		return be->refused ? TRACER_REFUSED_GO : -ENOEXEC;
 	}
 	if (!be) {
+		bool is_go;
+
 		rc = go_binary_open(tg.exe_path, &bin, berr, sizeof(berr));
+		is_go = rc == 0;
 		if (rc == 0)
 			rc = go_binary_check_version(bin, berr, sizeof(berr));
 		be = tracer_bin_add(t, tg.exe_dev, tg.exe_ino);
 		if (rc) {
 			snprintf(err, errlen, "PID %d (%s) is not a Go program we can trace: %s",
 				 (int)pid, tg.comm, berr);
+			if (be && is_go)
+				refuse(be, err);
 			go_binary_close(bin);
 			target_close(&tg);
-			return rc;
+			return is_go ? TRACER_REFUSED_GO : rc;
 		}
 		if (!be) {
 			go_binary_close(bin);
@@ -303,9 +320,9 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		if (rc) {
 			snprintf(err, errlen, "PID %d (%s): %s", (int)pid,
 				 tg.comm, berr);
-			be->go = false;
+			refuse(be, berr);
 			target_close(&tg);
-			return rc;
+			return TRACER_REFUSED_GO;
 		}
 	}
 	s = calloc(1, sizeof(*s));

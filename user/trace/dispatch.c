@@ -103,11 +103,13 @@ void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 	}
 	if (rc != 0) {
 		/*
-		 * A process that sent a record runs a probed Go executable:
-		 * not tracing it must be said.  Most other processes are
-		 * simply not Go: that is only worth saying with -v -v.
+		 * A process that sent a record runs a probed Go executable,
+		 * a refused one runs Go: not tracing them must be said.
+		 * Most other processes are simply not Go (or gone, short
+		 * lived): that is only worth saying with -v -v.
 		 */
-		if (how == DISCOVER_RECORD || t->opt->verbose >= 2)
+		if (how == DISCOVER_RECORD || rc == TRACER_REFUSED_GO ||
+		    t->opt->verbose >= 2)
 			tracer_say("not tracing PID %d: %s", (int)pid, err);
 		ignore_pid(t, pid);
 		return;

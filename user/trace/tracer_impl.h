@@ -8,6 +8,7 @@
 #ifndef TRACER_IMPL_H
 #define TRACER_IMPL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,11 +31,20 @@
 struct bin_entry {
 	uint64_t dev, ino;
 	bool go;              /* a Go program we can trace */
+	bool refused;         /* a Go program we cannot (why says why) */
 	bool attached;
 	size_t probes;
 	struct go_binary *bin;  /* kept open: sessions borrow it */
 	char path[4096];        /* where it was found, for --include */
+	char why[256];          /* refused: the reason, for its next processes */
 };
+
+/*
+ * tracer_open_session's return for a process that runs a Go program the
+ * tracer refuses (version, plan, attach): always said, unlike a program
+ * that is not Go at all.
+ */
+#define TRACER_REFUSED_GO (-ENOTSUP)
 
 /*
  * What an exec record tells about a process: enough to trace it from its
