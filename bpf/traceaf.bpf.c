@@ -439,6 +439,17 @@ int stack_free(struct pt_regs *ctx)
 }
 
 /*
+ * A copy of every exec record, in a ring of its own that the daemon reads
+ * before the main one: the main ring can hold a second of other
+ * processes' records ahead of an exec, and a process whose executable is
+ * new runs unprobed until the daemon gets to it (issue 14).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 << 10);
+} exec_hints SEC(".maps");
+
+/*
  * A process exec'd (used with --all, loaded only then): the daemon checks
  * whether it runs Go and attaches to its executable if it is new.
  * tp_btf needs no tracefs, which this kind of machine does not mount.
@@ -460,6 +471,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	rec->ino = BPF_CORE_READ(inode, i_ino);
 	rec->dev = BPF_CORE_READ(inode, i_sb, s_dev);
 	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
+	/* Best effort: without the hint the main ring's record still counts. */
+	bpf_ringbuf_output(&exec_hints, rec, sizeof(*rec), BPF_RB_FORCE_WAKEUP);
 	bpf_ringbuf_submit(rec, 0);
 	return 0;
 }

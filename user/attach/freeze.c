@@ -11,8 +11,17 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "util/grow.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static bool have_tid(const struct frozen *f, pid_t tid)
 {
@@ -121,6 +130,7 @@ int freeze_process(pid_t pid, struct frozen *f)
 	} while (added && ++rounds < 100);
 	if (f->n == 0)
 		return -ESRCH;
+	f->since = now_ns();
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #define FREEZE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct frozen {
@@ -20,6 +21,7 @@ struct frozen {
 	pid_t *tids;
 	int *pending_sig;    /* signal to re-deliver at detach, per thread */
 	size_t n, cap;
+	uint64_t since;      /* CLOCK_MONOTONIC ns when every thread was stopped */
 };
 
 /*

@@ -393,6 +393,11 @@ int probes_ringbuf_fd(const struct probes *p)
 	return bpf_map__fd(p->skel->maps.events);
 }
 
+int probes_exec_hints_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->skel->maps.exec_hints);
+}
+
 int probes_stack_map_fd(const struct probes *p)
 {
 	if (!p->skel || !p->skel->rodata->capture_stacks)

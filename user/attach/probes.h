@@ -65,6 +65,8 @@ int probes_add_layout(struct probes *p, const struct probe_plan *plan);
 
 /* File descriptor of the ring buffer map. */
 int probes_ringbuf_fd(const struct probes *p);
+/* The ring that holds a copy of each exec record (read first). */
+int probes_exec_hints_fd(const struct probes *p);
 
 /* Sums the per-CPU counters (enum taf_stat). */
 int probes_read_stats(const struct probes *p, uint64_t out[TAF_STAT_MAX]);

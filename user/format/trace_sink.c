@@ -423,6 +423,11 @@ int trace_sink_write_gen(struct trace_sink *s, const uint8_t *buf, size_t len)
 	return 0;
 }
 
+void trace_sink_rotate(struct trace_sink *s)
+{
+	close_file(s);
+}
+
 void trace_sink_close(struct trace_sink *s)
 {
 	size_t i;

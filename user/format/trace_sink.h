@@ -71,6 +71,13 @@ int trace_sink_write_gen(struct trace_sink *s, const uint8_t *buf, size_t len);
  */
 const char *trace_sink_file_name(const struct trace_sink *s);
 
+/*
+ * Ends the current file now (SIGUSR1): the next generation written opens a
+ * new one.  The file already holds only whole generations, so it is
+ * complete as it is.  No-op when no file is open.
+ */
+void trace_sink_rotate(struct trace_sink *s);
+
 /* Generation number the next generation must carry in the current/next file. */
 uint64_t trace_sink_next_gen(const struct trace_sink *s);
 

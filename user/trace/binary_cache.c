@@ -112,21 +112,56 @@ static int seed_stack(void *ctx, uint64_t lo, uint64_t hi)
 }
 
 /*
+ * A process seen at its exec whose executable was new ran unprobed until
+ * it was stopped (the probes went in only then).  What it allocated
+ * meanwhile is in its first file as exists events, not allocations: the
+ * objects the snapshot found say how much (a GC that early is unlikely,
+ * so few can have come and gone unseen).  Said, never left for the
+ * counts to show; with -v also when nothing was missed.
+ */
+static void report_unprobed(struct tracer *t, const struct session *s,
+			    const struct exec_info *ei, uint64_t stopped,
+			    uint64_t objects)
+{
+	double ms;
+
+	if (!ei || !ei->ts || stopped < ei->ts)
+		return;
+	ms = (stopped - ei->ts) / 1e6;
+	if (objects)
+		tracer_say("PID %d (%s) ran %.1f ms after its exec before it could be stopped for its new executable's probes: its %llu objects from then are exists events in its first file, not allocations",
+		    (int)s->target.pid, s->target.comm, ms,
+		    (unsigned long long)objects);
+	else if (t->opt->verbose)
+		tracer_say("PID %d stopped %.2f ms after its exec, before it allocated",
+		    (int)s->target.pid, ms);
+}
+
+/*
  * With every probe live, stop the target, read what is already there into
  * the session's shadow heap, resume, and start the first generation at the
  * moment the last thread stopped: records stamped before it describe
  * changes the snapshot already contains.
  */
-static void take_snapshot(struct session *s, int verbose)
+static void take_snapshot(struct tracer *t, struct session *s,
+			  const struct exec_info *ei)
 {
 	struct heap_snapshot_cb cb = { seed_span, seed_object, seed_stack, s };
 	struct heap_snapshot_stats st;
+	int verbose = t->opt->verbose;
 	struct frozen fz;
-	uint64_t t0, t1;
+	uint64_t t0, t1, fz_since;
 	char err[256];
-	int rc;
+	int rc = 0;
 
-	rc = freeze_process(s->target.pid, &fz);
+	if (t->held && t->held->pid == s->target.pid) {
+		/* Stopped since its exec hint: the snapshot takes it over. */
+		fz = *t->held;
+		memset(t->held, 0, sizeof(*t->held));
+		t->held = NULL;
+	} else {
+		rc = freeze_process(s->target.pid, &fz);
+	}
 	t0 = tracer_now_ns();
 	if (rc) {
 		tracer_say("warning: cannot stop PID %d to read its heap (%s): its first file starts without exists events",
@@ -134,6 +169,7 @@ static void take_snapshot(struct session *s, int verbose)
 		session_begin(s, t0);
 		return;
 	}
+	fz_since = fz.since;
 	rc = heap_snapshot_read(&s->target, s->bin, s->load_bias, &cb, &st,
 				err, sizeof(err));
 	thaw_process(&fz);
@@ -141,6 +177,8 @@ static void take_snapshot(struct session *s, int verbose)
 	if (rc)
 		tracer_say("warning: PID %d: %s: its first file starts without a full snapshot",
 		    (int)s->target.pid, err);
+	else
+		report_unprobed(t, s, ei, fz_since, st.objects);
 	if (verbose)
 		tracer_say("PID %d snapshot: %llu spans, %llu objects (%llu typed), %llu stacks; stopped %.1f ms",
 		    (int)s->target.pid, (unsigned long long)st.spans,
@@ -181,6 +219,14 @@ static int add_session(struct tracer *t, struct session *s)
 		return -ENOMEM;
 	t->sess[t->nsess++] = s;
 	return 0;
+}
+
+/* A Go executable we cannot trace: its later processes say why too. */
+static void refuse(struct bin_entry *be, const char *why)
+{
+	be->go = false;
+	be->refused = true;
+	snprintf(be->why, sizeof(be->why), "%s", why);
 }
 
 /* runtime address = link address + bias; 0 for position-dependent code. */
@@ -249,22 +295,31 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	}
 	be = tracer_bin_find(t, tg.exe_dev, tg.exe_ino);
 	if (be && !be->go) {
-		snprintf(err, errlen, "PID %d (%s) is not a Go program", (int)pid,
-			 tg.comm);
+		if (be->refused)
+			snprintf(err, errlen, "PID %d (%s): %s", (int)pid,
+				 tg.comm, be->why);
+		else
+			snprintf(err, errlen, "PID %d (%s) is not a Go program",
+				 (int)pid, tg.comm);
 		target_close(&tg);
-		return -ENOEXEC;
+		return be->refused ? TRACER_REFUSED_GO : -ENOEXEC;
 	}
 	if (!be) {
+		bool is_go;
+
 		rc = go_binary_open(tg.exe_path, &bin, berr, sizeof(berr));
+		is_go = rc == 0;
 		if (rc == 0)
 			rc = go_binary_check_version(bin, berr, sizeof(berr));
 		be = tracer_bin_add(t, tg.exe_dev, tg.exe_ino);
 		if (rc) {
 			snprintf(err, errlen, "PID %d (%s) is not a Go program we can trace: %s",
 				 (int)pid, tg.comm, berr);
+			if (be && is_go)
+				refuse(be, err);
 			go_binary_close(bin);
 			target_close(&tg);
-			return rc;
+			return is_go ? TRACER_REFUSED_GO : rc;
 		}
 		if (!be) {
 			go_binary_close(bin);
@@ -294,9 +349,9 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		if (rc) {
 			snprintf(err, errlen, "PID %d (%s): %s", (int)pid,
 				 tg.comm, berr);
-			be->go = false;
+			refuse(be, berr);
 			target_close(&tg);
-			return rc;
+			return TRACER_REFUSED_GO;
 		}
 	}
 	s = calloc(1, sizeof(*s));
@@ -323,7 +378,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		return 0;
 	}
 	if (snapshot)
-		take_snapshot(s, t->opt->verbose);
+		take_snapshot(t, s, ei);
 	else
 		session_begin(s, 0);
 	return 0;

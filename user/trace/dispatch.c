@@ -65,13 +65,16 @@ static bool selected(struct tracer *t, pid_t pid, const struct exec_info *ei)
 }
 
 /*
- * --all: a process we have not seen is found at start, exec'd (EI), or
- * sends its first record (FROM_RECORD: it runs an executable we probe).
+ * --all: a process we have not seen is found at start, exec'd (EI; HOW:
+ * its exec record in order, or its hint ahead of the ring), or sends its
+ * first record (DISCOVER_RECORD: it runs an executable we probe).
  */
 void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
-	      bool from_record)
+	      enum discover_how how)
 {
+	struct frozen fz;
 	char err[512];
+	int rc;
 
 	if (pid == getpid() || u64_map_get(&t->ignored, (uint64_t)pid, NULL))
 		return;
@@ -85,19 +88,81 @@ void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 		ignore_pid(t, pid);
 		return;
 	}
-	if (tracer_open_session(t, pid, -1, ei == NULL, ei, err, sizeof(err)) != 0) {
+	/*
+	 * A new executable takes a while to plan and attach (0.1-0.5 s, far
+	 * more for big binaries): stopped now, the process does nothing
+	 * unprobed meanwhile.  ptrace, invisible to its parent (freeze.h);
+	 * take_snapshot reads its heap and lets it go.
+	 */
+	if (how == DISCOVER_HINT && freeze_process(pid, &fz) == 0)
+		t->held = &fz;
+	rc = tracer_open_session(t, pid, -1, ei == NULL, ei, err, sizeof(err));
+	if (t->held) {
+		thaw_process(t->held);  /* not opened: not snapshotted either */
+		t->held = NULL;
+	}
+	if (rc != 0) {
 		/*
-		 * A process that sent a record runs a probed Go executable:
-		 * not tracing it must be said.  Most other processes are
-		 * simply not Go: that is only worth saying with -v -v.
+		 * A process that sent a record runs a probed Go executable,
+		 * a refused one runs Go: not tracing them must be said.
+		 * Most other processes are simply not Go (or gone, short
+		 * lived): that is only worth saying with -v -v.
 		 */
-		if (from_record || t->opt->verbose >= 2)
+		if (how == DISCOVER_RECORD || rc == TRACER_REFUSED_GO ||
+		    t->opt->verbose >= 2)
 			tracer_say("not tracing PID %d: %s", (int)pid, err);
 		ignore_pid(t, pid);
 		return;
 	}
 	tracer_say("tracing PID %d (%s, %s)", (int)pid, t->sess[t->nsess - 1]->target.comm,
 	    go_binary_build_info(t->sess[t->nsess - 1]->bin)->version);
+}
+
+static void exec_info_of(const struct taf_rec_exec *r, struct exec_info *ei)
+{
+	/* Kernel dev_t (major << 20 | minor) to st_dev. */
+	ei->dev = makedev((unsigned)(r->dev >> 20), (unsigned)(r->dev & 0xfffff));
+	ei->ino = r->ino;
+	ei->ts = r->hdr.ts;
+	memcpy(ei->comm, r->comm, sizeof(ei->comm));
+	ei->comm[sizeof(ei->comm) - 1] = '\0';
+}
+
+/*
+ * --all: an exec's copy in the hint ring, read before the records queued
+ * ahead of it.  Only a new executable is worth acting on early: one we
+ * know is attached (its records queue behind the exec record, which opens
+ * the session in order) or refused.  A PID with a session is left to the
+ * record in order too: that session's last records are still queued.
+ */
+int tracer_on_hint(void *ctx, void *data, size_t len)
+{
+	struct tracer *t = ctx;
+	struct exec_info ei;
+	pid_t pid;
+
+	if (!t->opt->all || t->closing || len < sizeof(struct taf_rec_exec))
+		return 0;
+	exec_info_of(data, &ei);
+	pid = (pid_t)((const struct taf_rec_hdr *)data)->pid;
+	if (tracer_bin_find(t, ei.dev, ei.ino) || find_session(t, pid))
+		return 0;
+	/* The exec record, when its turn comes, is this one: skip it. */
+	u64_map_put(&t->early, (uint64_t)pid, ei.ts);
+	u64_map_del(&t->ignored, (uint64_t)pid);
+	tracer_discover(t, pid, &ei, DISCOVER_HINT);
+	return 0;
+}
+
+/* True (and forgotten) when the exec record was handled from its hint. */
+static bool handled_early(struct tracer *t, const struct taf_rec_hdr *h)
+{
+	uint64_t ts;
+
+	if (!u64_map_get(&t->early, h->pid, &ts) || ts != h->ts)
+		return false;
+	u64_map_del(&t->early, h->pid);
+	return true;
 }
 
 /* Processes every record queued now. */
@@ -127,7 +192,12 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 		t->since_clock_check = 0;
 		if (tracer_now_ns() - t->poll_started > 50000000ull)
 			t->yield_poll = true;
+		/* A new program waits for none of the backlog (issue 14). */
+		if (t->hints)
+			ring_buffer__consume(t->hints);
 	}
+	if (h->kind == TAF_REC_EXEC && handled_early(t, h))
+		return 0;
 	s = find_session(t, (pid_t)h->pid);
 	if (h->kind == TAF_REC_EXEC) {
 		/* The exec the -- CMD child stopped at (--memprofilerate)
@@ -151,17 +221,11 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 		}
 		u64_map_del(&t->ignored, h->pid);
 		if (len >= sizeof(struct taf_rec_exec)) {
-			const struct taf_rec_exec *r = data;
 			struct exec_info ei;
 
-			/* Kernel dev_t (major << 20 | minor) to st_dev. */
-			ei.dev = makedev((unsigned)(r->dev >> 20),
-					 (unsigned)(r->dev & 0xfffff));
-			ei.ino = r->ino;
-			memcpy(ei.comm, r->comm, sizeof(ei.comm));
-			ei.comm[sizeof(ei.comm) - 1] = '\0';
+			exec_info_of(data, &ei);
 			if (t->opt->all)
-				tracer_discover(t, (pid_t)h->pid, &ei, false);
+				tracer_discover(t, (pid_t)h->pid, &ei, DISCOVER_EXEC);
 			else if (t->child && (pid_t)h->pid == t->child)
 				t->child_exec = ei;
 		}
@@ -169,7 +233,7 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 	}
 	if (!s) {
 		if (t->opt->all) {
-			tracer_discover(t, (pid_t)h->pid, NULL, true);
+			tracer_discover(t, (pid_t)h->pid, NULL, DISCOVER_RECORD);
 		} else if (t->child && (pid_t)h->pid == t->child &&
 			   !u64_map_get(&t->ignored, h->pid, NULL)) {
 			/* -- CMD: the program's first record; its heap was empty. */

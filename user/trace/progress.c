@@ -122,6 +122,30 @@ void tracer_print_progress(struct tracer *t, const char *prefix)
 	    (unsigned long long)dropped);
 }
 
+/*
+ * SIGUSR2: where the tracer stands, without stopping it: the totals line,
+ * one line per traced process, and the drops so far.
+ */
+void tracer_print_status(struct tracer *t)
+{
+	size_t i;
+
+	tracer_print_progress(t, "status: ");
+	for (i = 0; i < t->nsess; i++) {
+		const struct session *s = t->sess[i];
+		struct trace_sink_stats ss;
+
+		trace_sink_get_stats(s->sink, &ss);
+		tracer_say("status: PID %d (%s): %llu allocations, %llu events in %llu files, last file %s",
+		    (int)s->target.pid, s->target.comm,
+		    (unsigned long long)s->counts.records[TAF_REC_HEAP_ALLOC],
+		    (unsigned long long)s->counts.events,
+		    (unsigned long long)ss.files_written,
+		    ss.current_path[0] ? ss.current_path : "(no file yet)");
+	}
+	tracer_print_drops(t);
+}
+
 void tracer_print_drops(struct tracer *t)
 {
 	uint64_t st[TAF_STAT_MAX];

@@ -57,7 +57,7 @@ int tracer_start_all(struct tracer *t)
 		pid_t pid = (pid_t)atoi(de->d_name);
 
 		if (pid > 0)
-			tracer_discover(t, pid, NULL, false);
+			tracer_discover(t, pid, NULL, DISCOVER_SCAN);
 	}
 	closedir(d);
 	{

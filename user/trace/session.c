@@ -906,6 +906,25 @@ int session_cut(struct session *s)
 	return rc;
 }
 
+int session_rotate(struct session *s)
+{
+	int rc = session_cut(s);
+
+	if (!s->gen || s->sink_failed || trace_sink_at_file_start(s->sink))
+		return rc;
+	/*
+	 * session_cut opened the next generation for the old file; it holds
+	 * nothing yet, so it is started again, for a new file.
+	 */
+	trace_sink_rotate(s->sink);
+	session_stacks_close(s);
+	tw_gen_free(s->gen);
+	s->gen = NULL;
+	if (new_generation(s, false) != 0 && rc == 0)
+		rc = -ENOMEM;
+	return rc;
+}
+
 void session_finish(struct session *s)
 {
 	if (s->gen && s->sink)

@@ -176,6 +176,13 @@ int session_record(struct session *s, const void *data, size_t len);
 int session_cut(struct session *s);
 
 /*
+ * Cuts the current generation and ends the file (SIGUSR1): the next event
+ * starts a new file, with the shadow heap's exists events, as a rotation
+ * by size does.  Returns what session_cut returned.
+ */
+int session_rotate(struct session *s);
+
+/*
  * --stacks: completes the current trace file's sidecar and updates the
  * stacks_* counts (after the last session_cut).
  */

@@ -26,11 +26,44 @@
 #include "attach/kernel_features.h"
 #include "attach/target.h"
 
-static volatile sig_atomic_t stop_signal;
+/*
+ * Signals only set flags; the loop acts on them between polls, so a
+ * signal never interrupts a write and never ends the tracer with a file
+ * unfinished (README "Signals"):
+ *   SIGINT, SIGTERM, SIGHUP  stop: detach, write the last generation,
+ *                            close every file, exit 0 (SIGHUP too: a
+ *                            closed terminal or ssh session must not
+ *                            leave cut files; with -- CMD passed on first)
+ *   SIGUSR1                  every session ends its file now; the next
+ *                            event starts a new one
+ *   SIGUSR2                  counts so far on stderr, per process
+ *   SIGPIPE                  ignored (stderr may be a closed pipe)
+ */
+static volatile sig_atomic_t stop_signal, cut_request, status_request;
 
 static void on_signal(int sig)
 {
-	stop_signal = sig;
+	if (sig == SIGUSR1)
+		cut_request = 1;
+	else if (sig == SIGUSR2)
+		status_request = 1;
+	else
+		stop_signal = sig;
+}
+
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a blocking poll returns at once with EINTR. */
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }
 
 uint64_t tracer_now_ns(void)
@@ -137,11 +170,47 @@ static void check_exits(struct tracer *t)
 		t->stop = true;
 }
 
+/*
+ * Cuts a generation for every session (NEW_FILE, on SIGUSR1: and ends its
+ * file); says when a sink gives up.
+ */
+static void cut_generations(struct tracer *t, bool new_file)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsess; i++) {
+		struct session *s;
+		bool was;
+
+		/* Encoding a busy process's generation takes ms: hints first. */
+		if (t->hints)
+			ring_buffer__consume(t->hints);
+		s = t->sess[i];
+		was = s->sink_failed;
+		if (new_file)
+			session_rotate(s);
+		else
+			session_cut(s);
+		if (s->sink_failed && !was) {
+			/*
+			 * Nothing more can be kept: say so now, and
+			 * stop making the target pay for probes.
+			 */
+			tracer_say("PID %d: cannot write trace files: %s; %s",
+			    (int)s->target.pid,
+			    strerror(-s->sink_error),
+			    t->opt->all ? "its later events are counted as lost" :
+			    "stopping (files written so far are valid)");
+			if (!t->opt->all)
+				t->stop = true;
+		}
+	}
+}
+
 static void run_loop(struct tracer *t)
 {
 	uint64_t start = tracer_now_ns(), next_cut, next_progress;
 	int forwarded = 0;
-	size_t i;
 
 	next_cut = start + t->opt->gen_period_ns;
 	next_progress = start + 1000000000ull;
@@ -167,27 +236,19 @@ static void run_loop(struct tracer *t)
 			}
 		}
 		now = tracer_now_ns();
-		if (now >= next_cut) {
-			for (i = 0; i < t->nsess; i++) {
-				struct session *s = t->sess[i];
-				bool was = s->sink_failed;
+		if (cut_request || now >= next_cut) {
+			bool new_file = cut_request;
 
-				session_cut(s);
-				if (s->sink_failed && !was) {
-					/*
-					 * Nothing more can be kept: say so now, and
-					 * stop making the target pay for probes.
-					 */
-					tracer_say("PID %d: cannot write trace files: %s; %s",
-					    (int)s->target.pid,
-					    strerror(-s->sink_error),
-					    t->opt->all ? "its later events are counted as lost" :
-					    "stopping (files written so far are valid)");
-					if (!t->opt->all)
-						t->stop = true;
-				}
-			}
+			cut_request = 0;
+			cut_generations(t, new_file);
+			if (new_file)
+				tracer_say("SIGUSR1: current files ended (traced processes: %zu); the next events start new ones",
+				    t->nsess);
 			next_cut = now + t->opt->gen_period_ns;
+		}
+		if (status_request) {
+			status_request = 0;
+			tracer_print_status(t);
 		}
 		if (t->opt->verbose && now >= next_progress) {
 			tracer_print_progress(t, "");
@@ -199,6 +260,26 @@ static void run_loop(struct tracer *t)
 	}
 }
 
+/*
+ * --all: the exec hints (a copy of each exec record, bpf/traceaf.bpf.c)
+ * are read on their own before the records (tracer_on_record), and also
+ * through the main ring_buffer so that its poll wakes up for them.
+ */
+static int open_hints(struct tracer *t)
+{
+	int fd = probes_exec_hints_fd(&t->probes);
+
+	t->hints = ring_buffer__new(fd, tracer_on_hint, t, NULL);
+	if (!t->hints)
+		return -1;
+	if (ring_buffer__add(t->rb, fd, tracer_on_hint, t)) {
+		ring_buffer__free(t->hints);
+		t->hints = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 int tracer_run(const struct taf_options *opt)
 {
 	struct tracer t = { 0 };
@@ -208,9 +289,8 @@ int tracer_run(const struct taf_options *opt)
 
 	t.opt = opt;
 	u64_map_init(&t.ignored);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	u64_map_init(&t.early);
+	catch_signals();
 
 	if (opt->pid && kill(opt->pid, 0) != 0 && errno == ESRCH) {
 		tracer_say("no such process: PID %d", (int)opt->pid);
@@ -240,6 +320,9 @@ int tracer_run(const struct taf_options *opt)
 		probes_destroy(&t.probes);
 		return 1;
 	}
+	if (opt->all && open_hints(&t))
+		tracer_say("warning: cannot read the exec hint ring (%s): a program with a new executable runs unprobed until its exec record's turn",
+		    strerror(errno));
 	rc = ring_pos_open(&t.rpos, probes_ringbuf_fd(&t.probes));
 	if (rc)
 		tracer_say("warning: cannot map the ring buffer's positions (%s): a process's last records may be lost when it exits under load",
@@ -258,6 +341,7 @@ int tracer_run(const struct taf_options *opt)
 	run_loop(&t);
 
 out:
+	t.closing = true;
 	/*
 	 * Stop recording, then detach (slow: one RCU grace period per uprobe
 	 * link), then drain what was queued before the stop.  Records stamped
@@ -287,6 +371,7 @@ out:
 			    (unsigned long long)t.done.tiny_merged);
 		tracer_print_drops(&t);
 	}
+	ring_buffer__free(t.hints);
 	ring_buffer__free(t.rb);
 	ring_pos_close(&t.rpos);
 	probes_destroy(&t.probes);
@@ -299,6 +384,7 @@ out:
 	}
 	free(t.bins);
 	u64_map_free(&t.ignored);
+	u64_map_free(&t.early);
 
 	if (t.child) {
 		if (!t.child_done) {

@@ -8,6 +8,7 @@
 #ifndef TRACER_IMPL_H
 #define TRACER_IMPL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 
 #include "tracer.h"
 #include "inspect/go_binary.h"
+#include "attach/freeze.h"
 #include "attach/probes.h"
 #include "attach/ring_pos.h"
 #include "trace/session.h"
@@ -29,11 +31,20 @@
 struct bin_entry {
 	uint64_t dev, ino;
 	bool go;              /* a Go program we can trace */
+	bool refused;         /* a Go program we cannot (why says why) */
 	bool attached;
 	size_t probes;
 	struct go_binary *bin;  /* kept open: sessions borrow it */
 	char path[4096];        /* where it was found, for --include */
+	char why[256];          /* refused: the reason, for its next processes */
 };
+
+/*
+ * tracer_open_session's return for a process that runs a Go program the
+ * tracer refuses (version, plan, attach): always said, unlike a program
+ * that is not Go at all.
+ */
+#define TRACER_REFUSED_GO (-ENOTSUP)
 
 /*
  * What an exec record tells about a process: enough to trace it from its
@@ -41,13 +52,27 @@ struct bin_entry {
  */
 struct exec_info {
 	uint64_t dev, ino;    /* st_dev encoding */
+	uint64_t ts;          /* when it exec'd (the record's time) */
 	char comm[16];
+};
+
+/* How tracer_discover found a process. */
+enum discover_how {
+	DISCOVER_SCAN,        /* in /proc at start */
+	DISCOVER_EXEC,        /* its exec record, in ring order */
+	DISCOVER_RECORD,      /* its first record: it runs a probed executable */
+	DISCOVER_HINT,        /* its exec hint, ahead of the ring: stop it
+				 with ptrace until its probes are live */
 };
 
 struct tracer {
 	const struct taf_options *opt;
 	struct probes probes;
-	struct ring_buffer *rb;
+	struct ring_buffer *rb;       /* the records and the exec hints */
+	struct ring_buffer *hints;    /* the exec hints alone, read first */
+	/* PID -> exec time of an exec already handled from its hint. */
+	struct u64_map early;
+	struct frozen *held;          /* a process stopped since its exec */
 	struct ring_pos rpos;         /* where producers and we are in rb */
 
 	struct bin_entry *bins;
@@ -77,6 +102,7 @@ struct tracer {
 	/* Records of a PID with no session: never traced, or closed. */
 	uint64_t orphan_records;
 	bool stop;
+	bool closing;                 /* past the loop: no new sessions */
 };
 
 /* tracer.c */
@@ -96,9 +122,10 @@ void tracer_close_session(struct tracer *t, size_t i, const char *reason);
 
 /* dispatch.c: records to sessions */
 void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
-	      bool from_record);
+	      enum discover_how how);
 void tracer_drain(struct tracer *t);
 int tracer_on_record(void *ctx, void *data, size_t len);
+int tracer_on_hint(void *ctx, void *data, size_t len);
 
 /* run_modes.c: -p PID, --all, -- CMD */
 int tracer_start_pid(struct tracer *t);
@@ -110,5 +137,6 @@ void tracer_add_counts(struct session_counts *a, const struct session_counts *b)
 void tracer_report_session(const struct session *s);
 void tracer_print_progress(struct tracer *t, const char *prefix);
 void tracer_print_drops(struct tracer *t);
+void tracer_print_status(struct tracer *t);
 
 #endif /* TRACER_IMPL_H */
