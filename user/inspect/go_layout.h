@@ -26,7 +26,8 @@ struct go_binary;
  * unknown. Sources, Go 1.27 tree: runtime/mheap.go (mspan, mheap),
  * runtime/mpagealloc.go (pageAlloc.inUse), runtime/mranges.go (addrRange),
  * runtime/runtime2.go (g, m), runtime/symtab.go (moduledata),
- * internal/abi/type.go (Type). mspan.largeType came with malloc headers
+ * internal/abi/type.go (Type), runtime/mprof.go (bucket: its stack follows
+ * it, at nstk + 8). mspan.largeType came with malloc headers
  * (Go 1.22, runtime/mbitmap.go).
  */
 #define GO_LAYOUT_FIELDS(X)                                                  \
@@ -40,6 +41,12 @@ struct go_binary;
 	X(mspan_state, "runtime.mspan", "state", 0)                          \
 	X(mspan_elemsize, "runtime.mspan", "elemsize", 0)                    \
 	X(mspan_large_type, "runtime.mspan", "largeType", 22)                \
+	X(mspan_specials, "runtime.mspan", "specials", 0)                    \
+	X(special_offset, "runtime.special", "offset", 0)                    \
+	X(special_kind, "runtime.special", "kind", 0)                        \
+	X(specialprofile_b, "runtime.specialprofile", "b", 0)                \
+	X(bucket_size, "runtime.bucket", "size", 0)                          \
+	X(bucket_nstk, "runtime.bucket", "nstk", 0)                          \
 	X(g_stack, "runtime.g", "stack", 0)                                  \
 	X(g_m, "runtime.g", "m", 0)                                          \
 	X(g_goid, "runtime.g", "goid", 0)                                    \

@@ -24,6 +24,7 @@
 #include "attach/heap_snapshot.h"
 #include "attach/probe_plan.h"
 #include "attach/profile_rate.h"
+#include "attach/profile_specials.h"
 #include "trace/summary_json.h"
 #include "attach/target.h"
 #include "format/trace_sink.h"
@@ -50,7 +51,20 @@ struct bin_entry *tracer_bin_add(struct tracer *t, uint64_t dev, uint64_t ino)
 	memset(b, 0, sizeof(*b));
 	b->dev = dev;
 	b->ino = ino;
+	u64_map_init(&b->sample_types);
 	return b;
+}
+
+/* --memprofilerate: what the attach-time samples are typed by. */
+static void keep_sample_types(struct bin_entry *be, const struct probe_plan *plan)
+{
+	size_t i;
+
+	be->prof_kind = plan->layout.special_kind_profile;
+	for (i = 0; i < plan->ncallers; i++)
+		if (plan->callers[i].val.type.kind == TAF_CVAL_CONST)
+			u64_map_put(&be->sample_types, plan->callers[i].ret,
+				    plan->callers[i].val.type.val);
 }
 
 /*
@@ -81,6 +95,8 @@ int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		return rc;
 	}
 	rc = probes_attach(&t->probes, &plan, path, pid, err, errlen);
+	if (rc == 0 && plan.sampled)
+		keep_sample_types(be, &plan);
 	if (rc == 0) {
 		be->attached = true;
 		be->probes = plan.n;
@@ -194,11 +210,68 @@ static void take_snapshot(struct tracer *t, struct session *s,
  * live, so set the rate and begin.  AT_EXEC: the process may be before
  * its runtime's schedinit (profile_rate.h).
  */
+struct seed_ctx {
+	struct session *s;
+	const struct bin_entry *be;
+	uint64_t untyped;
+};
+
+/* A live sample: typed by the first call site of its stack we know. */
+static int seed_sample(void *arg, const struct ps_sample *ps)
+{
+	struct seed_ctx *c = arg;
+	uint64_t bias = c->s->load_bias, type = 0;
+	bool known = false;
+	size_t i;
+
+	for (i = 0; i < ps->npcs && !known; i++)
+		known = ps->pcs[i] >= bias &&
+			u64_map_get(&c->be->sample_types, ps->pcs[i] - bias, &type);
+	if (!known)
+		c->untyped++;
+	return session_seed_sample(c->s, ps->addr, ps->size,
+				   type ? type + bias : 0, known);
+}
+
+/*
+ * The samples the runtime holds already (its live heap profile) become
+ * the first file's exists events: the live sampled heap, however old.
+ * The target keeps running: records from t0 on are kept, and one of an
+ * object the walk also saw is merged (session.c, on_sampled_alloc).
+ */
+static void seed_samples(struct tracer *t, struct session *s)
+{
+	struct seed_ctx c = { s, tracer_bin_find(t, s->target.exe_dev,
+						 s->target.exe_ino), 0 };
+	struct ps_stats st;
+	char err[256];
+	uint64_t t0 = tracer_now_ns();
+	int rc;
+
+	if (!c.be)
+		return;
+	rc = profile_specials_read(&s->target, s->bin, s->load_bias,
+				   c.be->prof_kind, seed_sample, &c, &st,
+				   err, sizeof(err));
+	if (rc)
+		tracer_say("warning: PID %d: cannot read its live heap-profile samples (%s): its first file starts without them",
+		    (int)s->target.pid, rc == -ENOENT ? err : strerror(-rc));
+	else if (t->opt->verbose)
+		tracer_say("PID %d: %llu live heap-profile samples (%llu untyped) in %llu spans, read in %.1f ms",
+		    (int)s->target.pid, (unsigned long long)st.samples,
+		    (unsigned long long)c.untyped, (unsigned long long)st.spans,
+		    (tracer_now_ns() - t0) / 1e6);
+}
+
 static void sampled_begin(struct tracer *t, struct session *s, bool at_exec)
 {
+	uint64_t t0 = tracer_now_ns();
 	char err[256];
 
-	session_begin(s, tracer_now_ns());
+	/* A process at its exec has no heap yet. */
+	if (!s->target.gone && !at_exec)
+		seed_samples(t, s);
+	session_begin(s, t0);
 	if (s->target.gone)
 		return;
 	if (profile_rate_set(s->target.pid, s->bin, s->load_bias,

@@ -606,6 +606,22 @@ static int on_sampled_alloc(struct session *s,
 	return emit_alloc(s, r, st, heap_object_id(s, key), gen_type_id(s, e));
 }
 
+int session_seed_sample(struct session *s, uint64_t addr, uint64_t size,
+			uint64_t type, bool known)
+{
+	struct taf_rec_heap_alloc r = {
+		.hdr.flags = TAF_ALLOC_F_SAMPLED | (known ? 0 : TAF_ALLOC_F_NO_TYPE),
+		.addr = addr, .type = type, .size = size,
+	};
+	uint64_t key = addr & ~(uint64_t)(GO_MIN_HEAP_ALIGN - 1);
+	const struct type_entry *e;
+
+	if (!addr || !size || u64_map_get(&s->sampled, key, NULL))
+		return 0;
+	e = sampled_type(s, &r);
+	return u64_map_put(&s->sampled, key, type_ref_of(s, e));
+}
+
 static int on_sampled_free(struct session *s, const struct taf_rec_addr *r)
 {
 	uint64_t key = r->addr & ~(uint64_t)(GO_MIN_HEAP_ALIGN - 1);

@@ -154,6 +154,13 @@ int session_seed_span(struct session *s, uint64_t base, uint64_t npages,
 		      uint8_t alloc_type, uint8_t spanclass);
 int session_seed_object(struct session *s, uint64_t slot, uint64_t type_addr);
 int session_seed_stack(struct session *s, uint64_t lo, uint64_t hi);
+/*
+ * --memprofilerate: a heap-profile sample the runtime held at attach
+ * (its address as mProf_Malloc saw it, its slot size, its type if the
+ * stack told: `known`, 0 = nil).
+ */
+int session_seed_sample(struct session *s, uint64_t addr, uint64_t size,
+			uint64_t type, bool known);
 
 /*
  * Starts the first generation at `ts` (CLOCK_MONOTONIC ns): it opens with

@@ -379,8 +379,10 @@ out:
 	{
 		size_t i;
 
-		for (i = 0; i < t.nbins; i++)
+		for (i = 0; i < t.nbins; i++) {
 			go_binary_close(t.bins[i].bin);
+			u64_map_free(&t.bins[i].sample_types);
+		}
 	}
 	free(t.bins);
 	u64_map_free(&t.ignored);

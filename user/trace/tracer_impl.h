@@ -37,6 +37,12 @@ struct bin_entry {
 	struct go_binary *bin;  /* kept open: sessions borrow it */
 	char path[4096];        /* where it was found, for --include */
 	char why[256];          /* refused: the reason, for its next processes */
+	/* --memprofilerate: the constant type each allocation call site
+	 * passes (return address -> type, link addresses; 0 = nil), to type
+	 * the samples live at attach by their bucket's stack, and the kind
+	 * of a profile special in this runtime. */
+	struct u64_map sample_types;
+	uint8_t prof_kind;
 };
 
 /*

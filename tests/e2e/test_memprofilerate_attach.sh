@@ -1,0 +1,65 @@
+#!/bin/bash
+# test_memprofilerate_attach - --memprofilerate's first file shows the
+# heap-profile samples the program held before the tracer came, typed, and
+# their frees follow.
+#
+# liveprof (Go 1.23 and Go 1.27 stripped PIE) runs its own heap profiler at
+# 4096, keeps -n main.Keep values and prints how many of them its own
+# runtime.MemProfile holds as live samples (S); `traceaf-bpf -p PID
+# --memprofilerate 4096 -v` attaches; then SIGUSR1 drops them and two GCs
+# sweep them. Checked:
+#  - the tracer read S' live samples, 0 without a type (-v line);
+#  - tracecheck -replay: main.Keep exists events = S (the runtime's own
+#    count, exactly: it does not change while liveprof waits), every file
+#    valid with Go 1.23's and 1.27's tracecheck, heap frees >= S and no
+#    free of an unknown ID (the exists IDs are the addresses the frees name).
+# Observed (2026-12-03, this VM): S = 1282, exists 1282, 0 untyped; ~10 s.
+source "$(dirname "$0")/lib/lib.sh"
+N=${N:-20000}
+
+[ -x "$TRACER" ] || fail "tracer not built: $TRACER"
+TC123=$(tracecheck 1.23) || exit 1
+TC127=$(tracecheck 1.27) || exit 1
+
+res=""
+for spec in "1.23:" "1.27:-stripped-pie"; do
+	ver=${spec%%:*} fl=${spec#*:}
+	BIN=$(workload liveprof "$ver" "$fl") || exit 1
+	start_bg "$TMP/w$ver.log" "$BIN" -n "$N" -rate 4096
+	WPID=$BG_PID
+	wait_for_line "$TMP/w$ver.log" '^ready' 30 || fail "liveprof $ver did not start"
+	S=$(sed -n 's/^ready [0-9]* samples=\([0-9]*\)$/\1/p' "$TMP/w$ver.log")
+	[ -n "$S" ] && [ "$S" -gt 100 ] || fail "liveprof $ver holds '$S' samples, want > 100"
+	OUT=$TMP/out$ver
+	start_bg "$TMP/t$ver.log" "$TRACER" -v -p "$WPID" -o "$OUT" --memprofilerate 4096
+	TPID=$BG_PID
+	wait_for_line "$TMP/t$ver.log" 'attached' 60 ||
+		fail "tracer did not attach to liveprof $ver: $(cat "$TMP/t$ver.log")"
+	line=$(grep 'live heap-profile samples' "$TMP/t$ver.log")
+	[ -n "$line" ] || fail "no live-sample line (-v): $(cat "$TMP/t$ver.log")"
+	grep -q '(0 untyped)' <<<"$line" || fail "Go $ver$fl: samples without a type: $line"
+	kill -USR1 "$WPID"
+	wait_exit "$WPID" 60
+	rc=$?
+	[ $rc -eq 0 ] || fail "liveprof $ver exited with $rc"
+	wait_exit "$TPID" 60
+	rc=$?
+	[ $rc -eq 0 ] || fail "tracer exited with $rc: $(tail -n 5 "$TMP/t$ver.log")"
+	files=("$OUT"/*.trace)
+	[ -f "${files[0]}" ] || fail "no trace files for Go $ver"
+	check_files "$TMP/check$ver" "${files[@]}"
+	first=$TMP/check$ver/$(basename "${files[0]}").tc127
+	ex=$(awk '$1 == "type" && $2 == "main.Keep" && $4 == "exists" { print $5; exit }' "$first")
+	[ "${ex:-0}" = "$S" ] ||
+		fail "Go $ver$fl: ${ex:-0} main.Keep exists events in the first file, the program's own profile holds $S"
+	frees=0 unknown=0
+	for f in "${files[@]}"; do
+		o=$TMP/check$ver/$(basename "$f").tc127
+		frees=$((frees + $(kv "$o" "replay heap frees")))
+		unknown=$((unknown + $(kv "$o" "replay heap free_of_unknown")))
+	done
+	[ "$frees" -ge "$S" ] || fail "Go $ver$fl: $frees heap frees after dropping $S sampled objects"
+	[ "$unknown" -eq 0 ] || fail "Go $ver$fl: $unknown frees of IDs the files never had"
+	res="$res Go $ver$fl: $S samples live, $ex exists, $frees frees;"
+done
+pass "$res"
