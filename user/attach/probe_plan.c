@@ -547,20 +547,29 @@ int probe_plan_build(const struct go_binary *bin, struct probe_plan *plan,
 }
 
 /*
- * --memprofilerate: the runtime's special records (runtime/mheap.go,
- * `type special struct { next *special; offset uint16|uintptr; kind byte }`)
- * and the kind of a heap-profile special, per Go version (the constant
- * moved as kinds were added: 2 up to 1.22, 3 in 1.23-1.24, 4 from 1.25;
- * the offset widened to a uintptr in 1.24).
+ * --memprofilerate: where a special's kind byte is (runtime/mheap.go,
+ * `type special struct { next *special; offset uint16|uintptr; kind byte }`:
+ * DWARF or the per-version table) and the kind of a heap-profile special,
+ * a constant that moved as kinds were added: 2 up to Go 1.22, 3 in
+ * 1.23-1.24, 4 from 1.25.
  */
-static void plan_special_layout(const struct go_build_info *bi,
-				struct taf_layout *l)
+static int plan_special_layout(const struct go_binary *bin,
+			       struct taf_layout *l, char *err, size_t errlen)
 {
+	const struct go_build_info *bi = go_binary_build_info(bin);
 	int minor = bi->major == 1 ? bi->minor : 99;
+	struct go_layout g;
 
+	if (go_layout_resolve(bin, &g, NULL, NULL) < 0 ||
+	    !go_field_present(&g.special_kind) || g.special_kind.off > 0xffff) {
+		snprintf(err, errlen, "offset of special.kind unknown for %s",
+			 bi->version);
+		return -ENOENT;
+	}
+	l->special_kind_off = (uint16_t)g.special_kind.off;
 	l->prof_malloc_has_mp = minor >= 23;
-	l->special_kind_off = minor >= 24 ? 16 : 10;
 	l->special_kind_profile = minor >= 25 ? 4 : minor >= 23 ? 3 : 2;
+	return 0;
 }
 
 /*
@@ -648,7 +657,9 @@ int probe_plan_build_sampled(const struct go_binary *bin,
 	rc = plan_layout(bin, &plan->layout, err, errlen);
 	if (rc)
 		return rc;
-	plan_special_layout(go_binary_build_info(bin), &plan->layout);
+	rc = plan_special_layout(bin, &plan->layout, err, errlen);
+	if (rc)
+		return rc;
 	plan->sampled = true;
 	rc = plan_named(&c, "runtime.mProf_Malloc");
 	if (rc == 0) {
