@@ -14,6 +14,7 @@
  *     upper half was allocated is freed as two IDs.
  */
 #include "session.h"
+#include "trace/session_impl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,11 +31,9 @@
 #include "inspect/runtime_globals.h"
 #include "util/grow.h"
 #include "trace/shadow_heap.h"
-#include "format/sample_sidecar.h"
 #include "format/trace_sink.h"
 
 /* Go's constants on linux/amd64 (runtime/malloc.go, stack.go). */
-#define GO_MIN_HEAP_ALIGN 8
 #define GO_FIXED_STACK 2048
 #define GO_TINY_SIZE 16
 #define TRACE_FREQ (1000000000ull / SESSION_TICK_NS)
@@ -132,7 +131,7 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 /* ---- types ---------------------------------------------------------- */
 
 /* Appends an entry to type_tab (names copied into the arena). */
-static struct type_entry *type_append(struct session *s, uint64_t addr,
+struct type_entry *session_type_append(struct session *s, uint64_t addr,
 				      uint64_t size, uint64_t ptr_bytes,
 				      const char *name, size_t name_len)
 {
@@ -166,7 +165,7 @@ static struct type_entry *type_append(struct session *s, uint64_t addr,
 }
 
 /* Reads and caches the descriptor at addr; returns its entry or NULL. */
-static const struct type_entry *type_lookup(struct session *s, uint64_t addr)
+const struct type_entry *session_type_lookup(struct session *s, uint64_t addr)
 {
 	struct go_type_desc d;
 	struct type_entry *e;
@@ -182,20 +181,20 @@ static const struct type_entry *type_lookup(struct session *s, uint64_t addr)
 		u64_map_put(&s->type_index, addr, 0);
 		return NULL;
 	}
-	e = type_append(s, addr, d.size, d.ptr_bytes, d.name, d.name_len);
+	e = session_type_append(s, addr, d.size, d.ptr_bytes, d.name, d.name_len);
 	if (!e || u64_map_put(&s->type_index, addr, s->ntypes))
 		return NULL;
 	return e;
 }
 
 /* The shadow heap's type_ref for an entry: index + 1, 0 for none. */
-static uint32_t type_ref_of(const struct session *s, const struct type_entry *e)
+uint32_t session_type_ref_of(const struct session *s, const struct type_entry *e)
 {
 	return e ? (uint32_t)(e - s->type_tab) + 1 : 0;
 }
 
 /* The current generation's ID for a type, defining it on first use. */
-static uint64_t gen_type_id(struct session *s, const struct type_entry *e)
+uint64_t session_gen_type_id(struct session *s, const struct type_entry *e)
 {
 	uint64_t id;
 
@@ -211,7 +210,7 @@ static uint64_t gen_type_id(struct session *s, const struct type_entry *e)
 static int write_exists(struct session *s);
 
 /* Appends one event to the current generation, counting it per kind. */
-static int emit(struct session *s, uint64_t thread, enum tw_event ev,
+int session_emit(struct session *s, uint64_t thread, enum tw_event ev,
 		uint64_t ts, uint64_t a, uint64_t b, uint64_t c)
 {
 	int rc;
@@ -230,22 +229,12 @@ static int emit(struct session *s, uint64_t thread, enum tw_event ev,
 	return rc;
 }
 
-/*
- * --stacks: what a heap-alloc record carries besides the allocation, its
- * lengths checked once (session_record).  stack NULL: no stack.
- */
-struct alloc_stack_view {
-	const struct taf_rec_heap_alloc_stack *stack;
-	const uint64_t *pcs;    /* the stack itself: no room in the map */
-	uint32_t nr_pcs;
-};
-
 /* A HeapObjectAlloc, and its stack for the sidecar when it has one. */
-static int emit_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
+int session_emit_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
 		      const struct alloc_stack_view *st, uint64_t id,
 		      uint64_t type_id)
 {
-	int rc = emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC, r->hdr.ts, id,
+	int rc = session_emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC, r->hdr.ts, id,
 		      type_id, 0);
 
 	/* The sidecar keys it by the timestamp as written. */
@@ -258,7 +247,7 @@ static int emit_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
 
 /* ---- IDs ------------------------------------------------------------ */
 
-static uint64_t heap_object_id(const struct session *s, uint64_t addr)
+uint64_t session_heap_object_id(const struct session *s, uint64_t addr)
 {
 	return (addr - s->info.min_page_heap_addr) / s->info.min_heap_align;
 }
@@ -298,7 +287,7 @@ static int exists_span(void *arg, const struct sh_span_info *sp)
 {
 	struct exists_ctx *c = arg;
 
-	c->rc = emit(c->s, c->thread, TW_EV_SPAN, c->ts,
+	c->rc = session_emit(c->s, c->thread, TW_EV_SPAN, c->ts,
 			     span_id(c->s, sp->base), sp->npages, sp->kindclass);
 	c->s->counts.exists_events++;
 	return c->rc;
@@ -310,12 +299,12 @@ static int exists_object(void *arg, uint64_t addr, uint32_t type_ref)
 	struct session *s = c->s;
 	const struct type_entry *e = type_ref ? &s->type_tab[type_ref - 1] : NULL;
 
-	c->rc = emit(s, c->thread, TW_EV_HEAP_OBJECT, c->ts,
-			     heap_object_id(s, addr), gen_type_id(s, e), 0);
+	c->rc = session_emit(s, c->thread, TW_EV_HEAP_OBJECT, c->ts,
+			     session_heap_object_id(s, addr), session_gen_type_id(s, e), 0);
 	s->counts.exists_events++;
 	if (c->rc == 0 && u64_map_get(&s->tiny_upper, addr, NULL)) {
-		c->rc = emit(s, c->thread, TW_EV_HEAP_OBJECT,
-				     c->ts, heap_object_id(s, addr) + 1, 0, 0);
+		c->rc = session_emit(s, c->thread, TW_EV_HEAP_OBJECT,
+				     c->ts, session_heap_object_id(s, addr) + 1, 0, 0);
 		s->counts.exists_events++;
 	}
 	return c->rc;
@@ -325,20 +314,10 @@ static int exists_stack(void *arg, uint64_t lo, uint64_t size)
 {
 	struct exists_ctx *c = arg;
 
-	c->rc = emit(c->s, c->thread, TW_EV_GOROUTINE_STACK, c->ts,
+	c->rc = session_emit(c->s, c->thread, TW_EV_GOROUTINE_STACK, c->ts,
 			     stack_id(c->s, lo), stack_order(size), 0);
 	c->s->counts.exists_events++;
 	return c->rc;
-}
-
-/* --memprofilerate: the live samples (session.sampled). */
-static void exists_sampled(struct exists_ctx *c)
-{
-	uint64_t key, ref;
-	size_t it = 0;
-
-	while (c->rc == 0 && u64_map_next(&c->s->sampled, &it, &key, &ref))
-		exists_object(c, key, (uint32_t)ref);
 }
 
 /* What the shadow heap holds, as exists events at the generation's start. */
@@ -350,7 +329,7 @@ static int write_exists(struct session *s)
 	if (c.rc == 0)
 		shadow_heap_for_each_object(s->heap, exists_object, &c);
 	if (c.rc == 0)
-		exists_sampled(&c);
+		c.rc = session_sampled_for_each(s, exists_object, &c);
 	if (c.rc == 0)
 		shadow_heap_for_each_stack(s->heap, exists_stack, &c);
 	return c.rc;
@@ -398,7 +377,7 @@ int session_seed_object(struct session *s, uint64_t slot, uint64_t type_addr)
 	if (!alloc_sampled(slot, 0, s->sample))
 		return 0;
 	rc = shadow_heap_obj_alloc(s->heap, slot,
-				   type_ref_of(s, type_lookup(s, type_addr)));
+				   session_type_ref_of(s, session_type_lookup(s, type_addr)));
 	return rc < 0 ? rc : 0;
 }
 
@@ -505,9 +484,9 @@ static int on_tiny_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
 		u64_map_put(&s->tiny_upper, slot, 1);
 	}
 	if (live == 0)
-		shadow_heap_obj_alloc(s->heap, slot, type_ref_of(s, e));
-	return emit_alloc(s, r, st, heap_object_id(s, slot) + (upper ? 1 : 0),
-			  gen_type_id(s, e));
+		shadow_heap_obj_alloc(s->heap, slot, session_type_ref_of(s, e));
+	return session_emit_alloc(s, r, st, session_heap_object_id(s, slot) + (upper ? 1 : 0),
+			  session_gen_type_id(s, e));
 }
 
 /*
@@ -528,117 +507,10 @@ static bool keep_alloc(const struct session *s,
 	return alloc_sampled(slot, r->hdr.ts, s->sample);
 }
 
-/* ---- --memprofilerate ------------------------------------------------- */
-
-/*
- * A sampled object's type entry carries the slot size the runtime
- * sampled: with no span events in this mode, that is how the analysis
- * knows an object's size (a []byte's type is byte).  One entry per (type,
- * size); sizes below 64 KiB exactly, larger ones (whole pages) by pages.
- */
-static uint64_t size_code(uint64_t size)
-{
-	if (size < 0x8000)
-		return size;
-	size >>= 13;
-	return 0x8000 | (size < 0x7fff ? size : 0x7fff);
-}
-
-static const struct type_entry *sampled_type(struct session *s,
-					     const struct taf_rec_heap_alloc *r)
-{
-	bool unknown = r->hdr.flags & TAF_ALLOC_F_NO_TYPE;
-	const struct type_entry *t = unknown ? NULL : type_lookup(s, r->type);
-	uint64_t key, idx;
-	const char *name;
-	size_t len;
-	struct type_entry *e;
-
-	/* A type we could not read is as unknown as one we did not find. */
-	if (!unknown && r->type && !t)
-		unknown = true;
-	key = ((t ? t->addr : unknown ? 1 : 0) << 16) | size_code(r->size);
-	if (u64_map_get(&s->sized_index, key, &idx))
-		return &s->type_tab[idx - 1];
-	if (t) {
-		name = s->names + t->name_off;
-		len = t->name_len;
-	} else {
-		/* The runtime passes nil for pointer-free buffers (strings,
-		 * growslice of pointer-free elements): the report's name
-		 * for type ID 0. */
-		name = unknown ? "<unknown>" : "<notype>";
-		len = strlen(name);
-	}
-	e = type_append(s, t ? t->addr : 0, r->size, t ? t->ptr_bytes : 0,
-			name, len);
-	if (!e)
-		return NULL;
-	e->key = (1ull << 63) | s->ntypes;
-	if (u64_map_put(&s->sized_index, key, s->ntypes))
-		return NULL;
-	return e;
-}
-
-/*
- * A heap-profile sample (mProf_Malloc).  Its ID is the address the runtime
- * samples (after a malloc header, as the runtime's own HeapObjectAlloc;
- * the free record names the same address).  Two samples inside one 8-byte
- * ID (tiny objects, at --memprofilerate 1) are one event, like full
- * mode's merged tiny objects.
- */
-static int on_sampled_alloc(struct session *s,
-			    const struct taf_rec_heap_alloc *r,
-			    const struct alloc_stack_view *st)
-{
-	uint64_t key = r->addr & ~(uint64_t)(GO_MIN_HEAP_ALIGN - 1);
-	const struct type_entry *e;
-
-	if (r->hdr.flags & TAF_ALLOC_F_NO_TYPE)
-		s->counts.samples_untyped++;
-	if (u64_map_get(&s->sampled, key, NULL)) {
-		s->counts.tiny_merged++;
-		return 0;
-	}
-	e = sampled_type(s, r);
-	if (u64_map_put(&s->sampled, key, type_ref_of(s, e)))
-		return -ENOMEM;
-	return emit_alloc(s, r, st, heap_object_id(s, key), gen_type_id(s, e));
-}
-
-int session_seed_sample(struct session *s, uint64_t addr, uint64_t size,
-			uint64_t type, bool known)
-{
-	struct taf_rec_heap_alloc r = {
-		.hdr.flags = TAF_ALLOC_F_SAMPLED | (known ? 0 : TAF_ALLOC_F_NO_TYPE),
-		.addr = addr, .type = type, .size = size,
-	};
-	uint64_t key = addr & ~(uint64_t)(GO_MIN_HEAP_ALIGN - 1);
-	const struct type_entry *e;
-
-	if (!addr || !size || u64_map_get(&s->sampled, key, NULL))
-		return 0;
-	e = sampled_type(s, &r);
-	return u64_map_put(&s->sampled, key, type_ref_of(s, e));
-}
-
-static int on_sampled_free(struct session *s, const struct taf_rec_addr *r)
-{
-	uint64_t key = r->addr & ~(uint64_t)(GO_MIN_HEAP_ALIGN - 1);
-
-	if (!u64_map_del(&s->sampled, key)) {
-		/* Sampled before we came: not in this trace. */
-		s->counts.sample_frees_unknown++;
-		return 0;
-	}
-	return emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_FREE, r->hdr.ts,
-		    heap_object_id(s, key), 0, 0);
-}
-
 static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
 			 const struct alloc_stack_view *st)
 {
-	const struct type_entry *e = type_lookup(s, r->type);
+	const struct type_entry *e = session_type_lookup(s, r->type);
 	bool noscan = !e || e->ptr_bytes == 0;
 	struct sh_span_info sp;
 	uint64_t slot;
@@ -657,8 +529,8 @@ static int on_heap_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
 	} else if (tiny) {
 		return on_tiny_alloc(s, r, st, e, slot, live);
 	}
-	shadow_heap_obj_alloc(s->heap, slot, type_ref_of(s, e));
-	return emit_alloc(s, r, st, heap_object_id(s, slot), gen_type_id(s, e));
+	shadow_heap_obj_alloc(s->heap, slot, session_type_ref_of(s, e));
+	return session_emit_alloc(s, r, st, session_heap_object_id(s, slot), session_gen_type_id(s, e));
 }
 
 /* --sample: frees slot if the shadow heap holds it; false if it does not. */
@@ -705,12 +577,12 @@ static int on_sweep(struct session *s, const struct taf_rec_span_sweep *r)
 		} else {
 			shadow_heap_obj_free(s->heap, slot);
 		}
-		rc = emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
-				  r->hdr.ts, heap_object_id(s, slot), 0, 0);
+		rc = session_emit(s, r->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
+				  r->hdr.ts, session_heap_object_id(s, slot), 0, 0);
 		if (rc == 0 && tiny && u64_map_del(&s->tiny_upper, slot))
-			rc = emit(s, r->hdr.tid,
+			rc = session_emit(s, r->hdr.tid,
 					  TW_EV_HEAP_OBJECT_FREE, r->hdr.ts,
-					  heap_object_id(s, slot) + 1, 0, 0);
+					  session_heap_object_id(s, slot) + 1, 0, 0);
 	}
 	return rc;
 }
@@ -771,13 +643,13 @@ int session_record(struct session *s, const void *data, size_t len)
 			}
 		}
 		if (r->hdr.flags & TAF_ALLOC_F_SAMPLED)
-			return on_sampled_alloc(s, r, &st);
+			return session_sampled_alloc(s, r, &st);
 		return on_heap_alloc(s, r, &st);
 	}
 	case TAF_REC_SAMPLED_FREE:
 		if (len < sizeof(struct taf_rec_addr))
 			return -EINVAL;
-		return on_sampled_free(s, data);
+		return session_sampled_free(s, data);
 	case TAF_REC_SPAN_SWEEP:
 		if (len < sizeof(struct taf_rec_span_sweep))
 			return -EINVAL;
@@ -793,7 +665,7 @@ int session_record(struct session *s, const void *data, size_t len)
 		shadow_heap_span_alloc(s->heap, r->base, r->npages, kc,
 				       r->alloc_type == 0 ?
 				       go_span_elemsize(r->spanclass, r->npages) : 0);
-		return emit(s, h->tid, TW_EV_SPAN_ALLOC, h->ts,
+		return session_emit(s, h->tid, TW_EV_SPAN_ALLOC, h->ts,
 				    span_id(s, r->base), r->npages, kc);
 	}
 	case TAF_REC_SPAN_FREE: {
@@ -803,7 +675,7 @@ int session_record(struct session *s, const void *data, size_t len)
 			return -EINVAL;
 		forget_tiny_span(s, r->addr);
 		shadow_heap_span_free(s->heap, r->addr);
-		return emit(s, h->tid, TW_EV_SPAN_FREE, h->ts,
+		return session_emit(s, h->tid, TW_EV_SPAN_FREE, h->ts,
 				    span_id(s, r->addr), 0, 0);
 	}
 	case TAF_REC_STACK_ALLOC: {
@@ -812,7 +684,7 @@ int session_record(struct session *s, const void *data, size_t len)
 		if (len < sizeof(*r))
 			return -EINVAL;
 		shadow_heap_stack_alloc(s->heap, r->lo, r->hi - r->lo);
-		return emit(s, h->tid, TW_EV_GOROUTINE_STACK_ALLOC,
+		return session_emit(s, h->tid, TW_EV_GOROUTINE_STACK_ALLOC,
 				    h->ts, stack_id(s, r->lo),
 				    stack_order(r->hi - r->lo), 0);
 	}
@@ -822,7 +694,7 @@ int session_record(struct session *s, const void *data, size_t len)
 		if (len < sizeof(*r))
 			return -EINVAL;
 		shadow_heap_stack_free(s->heap, r->addr);
-		return emit(s, h->tid, TW_EV_GOROUTINE_STACK_FREE,
+		return session_emit(s, h->tid, TW_EV_GOROUTINE_STACK_FREE,
 				    h->ts, stack_id(s, r->addr), 0, 0);
 	}
 	default:
@@ -841,18 +713,6 @@ static void stacks_gen_written(struct session *s, uint64_t gen)
 	if (name)
 		alloc_stacks_gen_written(s->stacks, trace_sink_dirfd(s->sink),
 					 name, gen);
-}
-
-/* --memprofilerate: a file's first generation brings its F.sampling. */
-static void sampling_gen_written(struct session *s)
-{
-	const char *name = trace_sink_file_name(s->sink);
-
-	if (!name || !strcmp(name, s->sampling_file))
-		return;
-	if (sample_sidecar_write(trace_sink_dirfd(s->sink), name,
-				 s->memprofilerate) == 0)
-		snprintf(s->sampling_file, sizeof(s->sampling_file), "%s", name);
 }
 
 void session_stacks_close(struct session *s)
@@ -908,7 +768,7 @@ int session_cut(struct session *s)
 		if (s->stacks)
 			stacks_gen_written(s, gen);
 		if (s->memprofilerate)
-			sampling_gen_written(s);
+			session_sampling_gen_written(s);
 		for (k = 0; k < TW_EV_COUNT; k++)
 			s->counts.written[k] += s->gen_events[k];
 		s->counts.events += events;

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * session_impl.h - what session.c shares with session_sampled.c; not for
+ * other modules (they use session.h).
+ */
+#ifndef SESSION_IMPL_H
+#define SESSION_IMPL_H
+
+#include <stdint.h>
+
+#include "trace/session.h"
+
+/* runtime/malloc.go minAlign on linux/amd64: the trace's heap ID unit. */
+#define GO_MIN_HEAP_ALIGN 8
+
+/*
+ * --stacks: what a heap-alloc record carries besides the allocation, its
+ * lengths checked once (session_record).  stack NULL: no stack.
+ */
+struct alloc_stack_view {
+	const struct taf_rec_heap_alloc_stack *stack;
+	const uint64_t *pcs;    /* the stack itself: no room in the map */
+	uint32_t nr_pcs;
+};
+
+/* session.c */
+struct type_entry *session_type_append(struct session *s, uint64_t addr,
+				       uint64_t size, uint64_t ptr_bytes,
+				       const char *name, size_t name_len);
+const struct type_entry *session_type_lookup(struct session *s, uint64_t addr);
+uint32_t session_type_ref_of(const struct session *s,
+			     const struct type_entry *e);
+uint64_t session_gen_type_id(struct session *s, const struct type_entry *e);
+int session_emit(struct session *s, uint64_t thread, enum tw_event ev,
+		 uint64_t ts, uint64_t a, uint64_t b, uint64_t c);
+int session_emit_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
+		       const struct alloc_stack_view *st, uint64_t id,
+		       uint64_t type_id);
+uint64_t session_heap_object_id(const struct session *s, uint64_t addr);
+
+/* session_sampled.c (--memprofilerate) */
+int session_sampled_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
+			  const struct alloc_stack_view *st);
+int session_sampled_free(struct session *s, const struct taf_rec_addr *r);
+/* fn for every live sample (ID address, type_ref); stops at non-zero. */
+int session_sampled_for_each(struct session *s,
+			     int (*fn)(void *arg, uint64_t addr, uint32_t type_ref),
+			     void *arg);
+void session_sampling_gen_written(struct session *s);
+
+#endif /* SESSION_IMPL_H */
