@@ -7,6 +7,12 @@
 // samples=S" (S: the main.Keep samples its own heap profile holds,
 // runtime.MemProfile) and waits for SIGUSR1; then it drops them, runs two
 // GCs so the sweeper frees them, prints "done" and exits.
+//
+// With -mix BYTES it instead allocates about BYTES through five sites of
+// different types and sizes (most of it garbage at once, a little kept),
+// from the start, without waiting; with -heapprofile FILE it then writes
+// its own heap profile (runtime/pprof, sampled at the runtime's current
+// MemProfileRate) there: what the tracer's estimates are held against.
 package main
 
 import (
@@ -62,12 +68,84 @@ func keepSamples() int {
 	return live
 }
 
+// The five sites of -mix, each its own function and type.
+type small struct {
+	a, b, c int64
+	p       *small
+}
+type medium struct {
+	v [60]int64
+	p *medium
+}
+type record struct {
+	name string
+	v    [120]int64
+}
+
+var sinkSmall *small
+var sinkMedium *medium
+var sinkRecords []*record
+var sinkBuf []byte
+var sinkStr string
+
+//go:noinline
+func makeSmall() { sinkSmall = &small{p: sinkSmall}; sinkSmall.p = nil }
+
+//go:noinline
+func makeMedium() { sinkMedium = &medium{} }
+
+//go:noinline
+func makeRecord(i int) {
+	r := &record{}
+	if i%64 == 0 {
+		sinkRecords = append(sinkRecords, r)
+	}
+}
+
+//go:noinline
+func makeBuf(n int) { sinkBuf = make([]byte, n) }
+
+//go:noinline
+func makeString(i int) { sinkStr = fmt.Sprint("key-", i, "-", i*7) }
+
+func mix(total int64, heapprofile string) {
+	var done int64
+	for i := 0; done < total; i++ {
+		makeSmall()            // 32 B
+		makeMedium()           // 496 -> 512 B
+		makeRecord(i)          // 976 -> 1024 B
+		makeBuf(2048 + i%4096) // 2-6 KiB
+		makeString(i)          // ~16 B
+		done += 32 + 512 + 1024 + int64(2048+i%4096) + 16
+	}
+	fmt.Printf("done mix bytes=%d records_kept=%d\n", done, len(sinkRecords))
+	if heapprofile != "" {
+		f, err := os.Create(heapprofile)
+		if err == nil {
+			err = pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "liveprof:", err)
+			os.Exit(1)
+		}
+	}
+}
+
 func main() {
 	n := flag.Int("n", 20000, "main.Keep values to hold")
-	rate := flag.Int("rate", 4096, "runtime.MemProfileRate to run at")
+	rate := flag.Int("rate", 4096, "runtime.MemProfileRate to run at (0: leave it)")
+	mixBytes := flag.Int64("mix", 0, "allocate about this many bytes through five sites, then exit")
+	heapprofile := flag.String("heapprofile", "", "with -mix: write the heap profile here")
 	flag.Parse()
-	runtime.MemProfileRate = *rate
+	if *rate > 0 {
+		runtime.MemProfileRate = *rate
+	}
 	_ = pprof.Lookup("heap")
+	if *mixBytes > 0 {
+		mix(*mixBytes, *heapprofile)
+		return
+	}
 
 	kept = make([]*Keep, *n)
 	for i := range kept {
