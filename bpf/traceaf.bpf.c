@@ -376,6 +376,41 @@ int span_init(struct pt_regs *ctx)
 	return 0;
 }
 
+/*
+ * Entry of (*mheap).setSpans(base, npage, s): AX=h BX=base CX=npage DI=s.
+ * Its one caller is initSpan, after it set s.spanclass and s.state
+ * (runtime/mheap.go); where initSpan is inlined (PGO builds: the Go
+ * toolchain's own compile) this sees the same span as span_init.
+ */
+SEC("uprobe")
+int span_set(struct pt_regs *ctx)
+{
+	const struct taf_layout *l;
+	struct taf_rec_span_alloc *rec;
+	__u64 s = ctx->di;
+
+	if (!tracing_enabled)
+		return 0;
+	l = layout_of(ctx);
+	if (!l || !s)
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_SPAN_ALLOC);
+		return 0;
+	}
+	fill_hdr(&rec->hdr, TAF_REC_SPAN_ALLOC, sizeof(*rec));
+	rec->base = ctx->bx;
+	rec->npages = ctx->cx;
+	/* mSpanInUse (1): a heap span; mSpanManual (2): spanAllocType
+	 * non-zero, which the daemon reads as manual. */
+	rec->alloc_type = read_field(s, l->span_state, 1) == 1 ? 0 : 1;
+	rec->spanclass = read_field(s, l->span_spanclass, 1);
+	__builtin_memset(rec->pad, 0, sizeof(rec->pad));
+	bpf_ringbuf_submit(rec, 0);
+	return 0;
+}
+
 static __always_inline int emit_addr(__u16 kind, __u64 addr)
 {
 	struct taf_rec_addr *rec;

@@ -158,6 +158,8 @@ enum taf_probe_role {
 				       type the producer loses */
 	TAF_PROBE_PROF_MALLOC = 10, /* entry of mProf_Malloc (--memprofilerate) */
 	TAF_PROBE_PROF_FREE = 11,   /* entry of freeSpecial (--memprofilerate) */
+	TAF_PROBE_SPAN_SET = 12,    /* entry of (*mheap).setSpans, where
+				       initSpan is inlined (PGO builds) */
 };
 
 #define TAF_COOKIE(role, layout) ((__u64)(role) | ((__u64)(layout) << 8))
@@ -184,6 +186,7 @@ struct taf_layout {
 	__u16 span_gcmark_bits;
 	__u16 span_spanclass;
 	__u16 g_stack_hi;        /* runtime.g.stack.hi */
+	__u16 span_state;        /* mspan.state (SPAN_SET probes) */
 	__u8 nelems_size;        /* 2 (Go 1.22+) or 8 */
 	__u8 freeindex_size;
 	__u8 green_tea;          /* small spans keep marks inline (Go 1.26+) */

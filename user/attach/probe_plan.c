@@ -240,7 +240,8 @@ static int plan_layout(const struct go_binary *bin, struct taf_layout *l,
 	    field16(&g.mspan_elemsize, "mspan.elemsize", &l->span_elemsize, err, errlen) ||
 	    field16(&g.mspan_alloc_bits, "mspan.allocBits", &l->span_alloc_bits, err, errlen) ||
 	    field16(&g.mspan_gcmark_bits, "mspan.gcmarkBits", &l->span_gcmark_bits, err, errlen) ||
-	    field16(&g.mspan_spanclass, "mspan.spanclass", &l->span_spanclass, err, errlen))
+	    field16(&g.mspan_spanclass, "mspan.spanclass", &l->span_spanclass, err, errlen) ||
+	    field16(&g.mspan_state, "mspan.state", &l->span_state, err, errlen))
 		return -ENOENT;
 	if (g.g_stack.off < 0 || g.g_stack.off + 16 > 0xffff) {
 		snprintf(err, errlen, "offset of g.stack unknown for this Go version");
@@ -540,6 +541,18 @@ int probe_plan_build(const struct go_binary *bin, struct probe_plan *plan,
 		c.enter_role = fixed_funcs[i].enter;
 		c.exit_role = fixed_funcs[i].exit;
 		rc = plan_named(&c, fixed_funcs[i].name);
+		/*
+		 * A PGO build (the toolchain's own compile, a service with
+		 * default.pgo) inlines initSpan into allocSpan; its one callee
+		 * setSpans sees the same span, fully set up.
+		 */
+		if (rc == -ENOENT && fixed_funcs[i].enter == TAF_PROBE_SPAN_INIT) {
+			err[0] = '\0';
+			c.enter_role = TAF_PROBE_SPAN_SET;
+			rc = plan_named(&c, "runtime.(*mheap).setSpans");
+			if (rc)
+				snprintf(err, errlen, "runtime.(*mheap).initSpan is inlined and setSpans not found: no place to see span allocations");
+		}
 	}
 	if (rc)
 		probe_plan_free(plan);

@@ -166,6 +166,7 @@ static struct bpf_program *program_for(struct probes *p,
 	case TAF_PROBE_ALLOC_ARGS: return p->skel->progs.alloc_args;
 	case TAF_PROBE_PROF_MALLOC: return p->skel->progs.prof_malloc;
 	case TAF_PROBE_PROF_FREE: return p->skel->progs.prof_free;
+	case TAF_PROBE_SPAN_SET: return p->skel->progs.span_set;
 	default: break;
 	}
 	return NULL;

@@ -725,6 +725,11 @@ void go_binary_close(struct go_binary *bin)
 	free(bin);
 }
 
+int go_binary_fd(const struct go_binary *bin)
+{
+	return bin->fd;
+}
+
 const char *go_binary_path(const struct go_binary *bin)
 {
 	return bin->path;

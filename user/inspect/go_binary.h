@@ -54,6 +54,9 @@ int go_binary_check_version(const struct go_binary *bin, char *err,
 
 const char *go_binary_path(const struct go_binary *bin);
 
+/* The descriptor the binary is open on (for as long as it is), or -1. */
+int go_binary_fd(const struct go_binary *bin);
+
 /*
  * Version and settings from .go.buildinfo. Always non-NULL; when the blob
  * is missing (very old or damaged binary) version is "" and major is 0.

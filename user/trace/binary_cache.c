@@ -76,7 +76,9 @@ int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		  pid_t pid, char *err, size_t errlen)
 {
 	const struct go_build_info *bi = go_binary_build_info(bin);
+	const char *shown = path;
 	struct probe_plan plan;
+	char fdpath[64];
 	int rc;
 
 	if (bi->minor > GO_MAX_KNOWN_MINOR)
@@ -94,14 +96,30 @@ int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		probe_plan_free(&plan);
 		return rc;
 	}
+	/*
+	 * Through our own descriptor of the file, not /proc/PID/exe: that
+	 * path goes away when the process exits during the attach (a short
+	 * compile under --all), and the uprobes with it (ENOENT).
+	 */
+	if (go_binary_fd(bin) >= 0) {
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", go_binary_fd(bin));
+		path = fdpath;
+	}
 	rc = probes_attach(&t->probes, &plan, path, pid, err, errlen);
+	if (rc && path == fdpath && !strstr(err, shown)) {
+		/* Name the file as the user knows it. */
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s (%s)", why, shown);
+	}
 	if (rc == 0 && plan.sampled)
 		keep_sample_types(be, &plan);
 	if (rc == 0) {
 		be->attached = true;
 		be->probes = plan.n;
 		if (t->opt->verbose)
-			tracer_say("%s: %zu probes on %u functions%s", path, plan.n,
+			tracer_say("%s: %zu probes on %u functions%s", shown, plan.n,
 			    plan.funcs,
 			    plan.single_stepped ? "" : ", all on emulated instructions");
 	}
