@@ -2,10 +2,10 @@
 /*
  * stack_sidecar.c - the allocation-stack file beside each trace file.
  *
- * Format, version 1 (all integers unsigned LEB128 "uvarints"; zz() is the
+ * Format, version 2 (all integers unsigned LEB128 "uvarints"; zz() is the
  * zigzag map of a signed delta, 0,-1,1,-2.. -> 0,1,2,3..):
  *
- *   "traceaf-stacks 1\n"                    magic and version line
+ *   "traceaf-stacks 2\n"                    magic and version line
  *   then records, each a one-byte tag and its fields:
  *   'S' len bytes[len]                      string; IDs 1, 2, .. in order
  *   'F' pc func file line                   frame; func and file are
@@ -19,7 +19,22 @@
  *                                           deltas from the previous entry
  *                                           of the record (the first from
  *                                           0), the stack ID
+ *   'M' len field[..]                       the process, at most once,
+ *                                           before any 'A': len bytes of
+ *                                           uvarints, in this order: exe,
+ *                                           go build ID, GNU build ID
+ *                                           (string IDs, 0 = none),
+ *                                           text start, limit, file offset
+ *                                           (link addresses, like the PCs),
+ *                                           wall ns, monotonic ns (one
+ *                                           moment on both clocks).  Fields
+ *                                           past those a reader knows are
+ *                                           skipped, missing ones are 0, so
+ *                                           fields can be added at the end.
  *   'E' nalloc nstack                       end: totals, nothing after it
+ *
+ * Version 1 is the same without 'M' (before the pprof profile needed the
+ * binary and the wall clock); readers take both.
  *
  * Every ID refers to a record before it, so one pass reads the file.  A
  * file without its 'E' record (the writer died) is malformed, and the
@@ -62,6 +77,8 @@ struct stack_sidecar {
 	uint32_t nstack;
 	struct alloc_key *alloc;     /* sorted by (gen, id, ts) */
 	size_t nalloc;
+	struct stack_sidecar_process proc;
+	bool have_proc;
 };
 
 struct cursor {
@@ -187,6 +204,45 @@ static int parse_allocs(struct stack_sidecar *s, struct parse_caps *cap,
 	return 0;
 }
 
+/* A string ID of an 'M' field: 0 is "none", "" (not the frames' "?"). */
+static int proc_string(const struct stack_sidecar *s, uint64_t id,
+		       const char **out)
+{
+	if (id > s->nstr)
+		return -EBADMSG;
+	*out = id ? s->str[id] : "";
+	return 0;
+}
+
+static int parse_process(struct stack_sidecar *s, struct cursor *c)
+{
+	struct stack_sidecar_process *p = &s->proc;
+	uint64_t len, v[PROC_FIELDS] = { 0 };
+	struct cursor f;
+	size_t i;
+
+	if (s->have_proc || s->nalloc || get_uvarint(c, &len) ||
+	    len > (uint64_t)(c->end - c->p))
+		return -EBADMSG;
+	f.p = c->p;
+	f.end = c->p + len;
+	c->p = f.end;
+	for (i = 0; i < PROC_FIELDS && f.p < f.end; i++)
+		if (get_uvarint(&f, &v[i]))
+			return -EBADMSG;
+	if (proc_string(s, v[0], &p->exe) ||
+	    proc_string(s, v[1], &p->go_build_id) ||
+	    proc_string(s, v[2], &p->gnu_build_id))
+		return -EBADMSG;
+	p->text_start = v[3];
+	p->text_limit = v[4];
+	p->text_offset = v[5];
+	p->wall_ns = v[6];
+	p->mono_ns = v[7];
+	s->have_proc = true;
+	return 0;
+}
+
 static int cmp_alloc(const void *pa, const void *pb)
 {
 	const struct alloc_key *a = pa, *b = pb;
@@ -222,6 +278,9 @@ static int parse_records(struct stack_sidecar *s, struct cursor *c)
 		case TAG_ALLOCS:
 			err = parse_allocs(s, &cap, c);
 			break;
+		case TAG_PROCESS:
+			err = parse_process(s, c);
+			break;
 		case TAG_END:
 			if (get_uvarint(c, &nalloc) ||
 			    get_uvarint(c, &nstack) || nalloc != s->nalloc ||
@@ -243,13 +302,16 @@ int stack_sidecar_parse(const uint8_t *data, size_t len,
 	struct cursor c = { data, data + len };
 	struct stack_sidecar *s;
 	size_t ml = strlen(MAGIC), vl = strlen(VERSION_LINE);
+	static const char v1[] = "1\n";
 	int err;
 
 	*out = NULL;
 	if (len < ml || memcmp(data, MAGIC, ml))
 		return -EBADMSG;
 	c.p += ml;
-	if (len - ml < vl || memcmp(c.p, VERSION_LINE, vl))
+	/* Both version lines are 2 bytes long. */
+	if (len - ml < vl ||
+	    (memcmp(c.p, VERSION_LINE, vl) && memcmp(c.p, v1, vl)))
 		return -EPROTONOSUPPORT;
 	c.p += vl;
 	s = calloc(1, sizeof(*s));
@@ -333,6 +395,12 @@ int stack_sidecar_lookup(const struct stack_sidecar *s, uint64_t gen,
 		return -ENOENT;
 	*stack_id = a->stack;
 	return 0;
+}
+
+const struct stack_sidecar_process *
+stack_sidecar_process(const struct stack_sidecar *s)
+{
+	return s->have_proc ? &s->proc : NULL;
 }
 
 int stack_sidecar_frames(const struct stack_sidecar *s, uint32_t stack_id,

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 #define MAGIC "traceaf-stacks "
-#define VERSION_LINE "1\n"
+#define VERSION_LINE "2\n"
 #define MAX_STRING 4096
 /* Allocations per 'A' record: bounds the writer's buffer. */
 #define BLOCK_ALLOCS 1024
@@ -22,12 +22,15 @@
 #define MIN_ALLOC_BYTES 3
 #define MAX_FILE_SIZE (1ull << 32)
 #define OUT_BUF_SIZE 65536
+/* Fields of an 'M' record this version knows. */
+#define PROC_FIELDS 8
 
 enum rec_tag {
 	TAG_STRING = 'S',
 	TAG_FRAME = 'F',
 	TAG_STACK = 'K',
 	TAG_ALLOCS = 'A',
+	TAG_PROCESS = 'M',
 	TAG_END = 'E',
 };
 

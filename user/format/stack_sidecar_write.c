@@ -54,6 +54,7 @@ struct stack_sidecar_writer {
 	struct walloc block[BLOCK_ALLOCS];
 	size_t nblock;
 	uint64_t nalloc;
+	bool have_proc;
 };
 
 static int flush_out(struct stack_sidecar_writer *w)
@@ -285,6 +286,42 @@ int stack_sidecar_writer_add_stack(struct stack_sidecar_writer *w,
 	for (i = 0; i < n; i++)
 		put_uvarint(w, frame_ids[i]);
 	*stack_id = (uint32_t)w->nstack;
+	return 0;
+}
+
+int stack_sidecar_writer_set_process(struct stack_sidecar_writer *w,
+				     const struct stack_sidecar_process *p)
+{
+	uint8_t body[PROC_FIELDS * UVARINT_MAX_LEN], *e = body;
+	uint32_t exe, go_id, gnu_id;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (w->have_proc || w->nalloc || w->nblock)
+		return -EINVAL;
+	err = add_string(w, p->exe, &exe);
+	if (!err)
+		err = add_string(w, p->go_build_id, &go_id);
+	if (!err)
+		err = add_string(w, p->gnu_build_id, &gnu_id);
+	if (err)
+		return w->err = err;
+	e = uvarint_put(e, exe);
+	e = uvarint_put(e, go_id);
+	e = uvarint_put(e, gnu_id);
+	e = uvarint_put(e, p->text_start);
+	e = uvarint_put(e, p->text_limit);
+	e = uvarint_put(e, p->text_offset);
+	e = uvarint_put(e, p->wall_ns);
+	e = uvarint_put(e, p->mono_ns);
+	err = need(w, 1 + UVARINT_MAX_LEN + sizeof(body));
+	if (err)
+		return err;
+	put_byte(w, TAG_PROCESS);
+	put_uvarint(w, (uint64_t)(e - body));
+	put_bytes(w, body, (size_t)(e - body));
+	w->have_proc = true;
 	return 0;
 }
 
