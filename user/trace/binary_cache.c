@@ -23,6 +23,7 @@
 #include "util/grow.h"
 #include "attach/heap_snapshot.h"
 #include "attach/probe_plan.h"
+#include "trace/alloc_stacks.h"
 #include "trace/summary_json.h"
 #include "attach/target.h"
 #include "format/trace_sink.h"
@@ -278,6 +279,8 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	}
 	/* The session owns the target from here on, and borrows bin. */
 	rc = session_start(s, &tg, bin, bias, &so, err, errlen);
+	if (rc == 0 && s->stacks)
+		rc = alloc_stacks_set_exe(s->stacks, be->path);
 	if (rc == 0)
 		rc = add_session(t, s);
 	if (rc) {
