@@ -126,7 +126,8 @@ FUZZ_MODS  := inspect/go_buildinfo inspect/go_binary inspect/go_pclntab \
               inspect/go_layout inspect/go_layout_table inspect/disasm \
               format/trace_writer format/stack_sidecar format/stack_sidecar_write \
               format/trace_reader \
-              analysis/heap_replay inspect/go_sizeclasses
+              analysis/heap_replay analysis/heap_replay_points \
+              inspect/go_sizeclasses
 FUZZ_LIB   := $(patsubst %,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_MODS))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%, \
                 $(wildcard tests/fuzz/fuzz_*.c))

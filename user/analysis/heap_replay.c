@@ -30,37 +30,14 @@
 
 #include "inspect/go_sizeclasses.h"
 #include "heap_replay.h"
+#include "heap_replay_impl.h"
 #include "format/trace_reader.h"
 #include "format/trace_writer.h"
 #include "util/u64_map.h"
 
-#define TICK_NS 100000000ull          /* checkpoint inside long gens */
-#define MAX_POINTS 256
-#define TIME_BITS 40
-#define TIME_MAX ((1ull << TIME_BITS) - 1)
 #define CLASS_MAX ((1u << 24) - 1)
 #define TYPE_MAX ((1u << 20) - 1)
 #define STACK_MAX ((1u << 24) - 1)
-#define SPAN_SEARCH 16                /* small spans have <= 10 pages */
-
-struct hr_private {
-	struct u64_map objects;       /* id + 1 -> class << 40 | t_us */
-	struct u64_map spans;         /* id + 1 -> npages << 16 | kindclass */
-	struct u64_map gstacks;       /* id + 1 -> order */
-	struct u64_map type_names;    /* name hash -> type index + 1 */
-	struct u64_map class_keys;    /* packed class -> class index + 1 */
-	struct u64_map stack_keys;    /* frames hash -> stack index + 1 */
-	struct u64_map site_keys;     /* frame hash -> site index + 1 */
-	struct u64_map gen_types;     /* trace type id + 1 -> type idx + 1 */
-	struct u64_map file_stacks;   /* sidecar stack id + 1 -> stack + 1 */
-	struct stack_sidecar *sidecar;
-	uint64_t *site_live;          /* per site, now */
-	size_t site_live_cap;
-	size_t types_cap, sites_cap, stacks_cap, classes_cap;
-	uint64_t min_gap_ns, last_point_ns;
-	bool started;
-	struct trace_heap_info info;
-};
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -354,94 +331,7 @@ static int intern_class(struct heap_replay *h, uint32_t type,
 	return 0;
 }
 
-/* ---- checkpoints ---- */
-
-static uint64_t *copy_u64(const uint64_t *src, size_t n)
-{
-	uint64_t *d = malloc((n ? n : 1) * sizeof(*d));
-
-	if (d && n)
-		memcpy(d, src, n * sizeof(*d));
-	return d;
-}
-
-static void drop_point(struct hr_point *pt)
-{
-	free(pt->type_live);
-	free(pt->type_live_bytes);
-	free(pt->site_live);
-}
-
-static int take_point(struct heap_replay *h, uint64_t t_ns)
-{
-	struct hr_private *p = h->priv;
-	struct hr_point *pt;
-	uint64_t *tl, *tb;
-	size_t i;
-
-	if (h->npoints == MAX_POINTS) {
-		/* Keep every other one (the first and the newest stay). */
-		size_t j = 1;
-
-		for (i = 1; i < h->npoints; i++) {
-			if (i % 2 && i != h->npoints - 1)
-				drop_point(&h->points[i]);
-			else
-				h->points[j++] = h->points[i];
-		}
-		h->npoints = j;
-		p->min_gap_ns = (h->points[h->npoints - 1].t_ns -
-				 h->points[0].t_ns) / (MAX_POINTS / 2);
-	}
-	if (!h->points) {
-		h->points = calloc(MAX_POINTS, sizeof(*h->points));
-		if (!h->points)
-			return -ENOMEM;
-	}
-	tl = malloc((h->ntypes ? h->ntypes : 1) * sizeof(*tl));
-	tb = malloc((h->ntypes ? h->ntypes : 1) * sizeof(*tb));
-	pt = &h->points[h->npoints];
-	memset(pt, 0, sizeof(*pt));
-	pt->site_live = copy_u64(p->site_live, h->nsites);
-	if (!tl || !tb || !pt->site_live) {
-		free(tl);
-		free(tb);
-		free(pt->site_live);
-		return -ENOMEM;
-	}
-	for (i = 0; i < h->ntypes; i++) {
-		tl[i] = h->types[i].c.live;
-		tb[i] = h->types[i].c.live_bytes;
-		if (tb[i] > h->types[i].peak_live_bytes)
-			h->types[i].peak_live_bytes = tb[i];
-	}
-	pt->type_live = tl;
-	pt->type_live_bytes = tb;
-	pt->ntypes = h->ntypes;
-	pt->nsites = h->nsites;
-	pt->t_ns = t_ns;
-	pt->live = p->objects.len;
-	for (i = 0; i < h->ntypes; i++) {
-		pt->allocs += h->types[i].c.allocs;
-		pt->alloc_bytes += h->types[i].c.alloc_bytes;
-		pt->frees += h->types[i].c.frees;
-		pt->live_bytes += h->types[i].c.live_bytes;
-	}
-	pt->heap_pages = h->heap_pages;
-	pt->manual_pages = h->manual_pages;
-	pt->stacks = h->stacks_live;
-	pt->stack_bytes = h->stack_bytes;
-	h->npoints++;
-	p->last_point_ns = t_ns;
-	return 0;
-}
-
 /* ---- events ---- */
-
-static uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)
-{
-	return ns > h->t_first_ns ? ns - h->t_first_ns : 0;
-}
 
 static int resolve_type(struct heap_replay *h, struct trace_reader *r,
 			uint64_t id, uint32_t *idx)
@@ -760,7 +650,7 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 	t = rel_ns(h, e->ns);
 	if (t >= p->last_point_ns + TICK_NS &&
 	    t >= p->last_point_ns + p->min_gap_ns) {
-		rc = take_point(h, t);
+		rc = hr_take_point(h, t);
 		if (rc)
 			return rc;
 	}
@@ -784,18 +674,6 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 	default:
 		return stack_event(h, e);
 	}
-}
-
-/* A checkpoint at a generation's end, unless one was just taken. */
-static int gen_end_point(struct heap_replay *h)
-{
-	struct hr_private *p = h->priv;
-	uint64_t t = rel_ns(h, h->t_last_ns);
-
-	if (!p->started || (h->npoints && t <= p->last_point_ns) ||
-	    t < p->last_point_ns + p->min_gap_ns)
-		return 0;
-	return take_point(h, t);
 }
 
 int heap_replay_file(struct heap_replay *h, const char *path,
@@ -842,7 +720,7 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 		if (rc)
 			break;
 		h->generations++;
-		rc = gen_end_point(h);
+		rc = hr_gen_end_point(h);
 		if (rc)
 			break;
 	}
@@ -860,50 +738,6 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-static void leak_rule(struct heap_replay *h, struct hr_leak *lk,
-		      bool site, size_t idx, uint64_t live_bytes_end)
-{
-	size_t n = h->npoints, i;
-	uint64_t floor = UINT64_MAX, prev, end;
-	uint64_t *fl;
-
-	memset(lk, 0, sizeof(*lk));
-	if (n < 4)
-		return;
-	fl = malloc(n * sizeof(*fl));
-	if (!fl)
-		return;
-	for (i = n; i-- > 0;) {
-		const struct hr_point *pt = &h->points[i];
-		uint64_t l = site ? (idx < pt->nsites ? pt->site_live[idx] : 0)
-				  : (idx < pt->ntypes ? pt->type_live[idx] : 0);
-
-		if (l < floor)
-			floor = l;
-		fl[i] = floor;
-	}
-	end = site ? (idx < h->points[n - 1].nsites ?
-		      h->points[n - 1].site_live[idx] : 0)
-		   : (idx < h->points[n - 1].ntypes ?
-		      h->points[n - 1].type_live[idx] : 0);
-	prev = fl[0];
-	for (i = 1; i < n; i++) {
-		if (fl[i] > prev)
-			lk->rises++;
-		prev = fl[i];
-	}
-	lk->steps = (unsigned)(n - 1);
-	lk->floor_start = fl[0];
-	lk->live_end = end;
-	if (end > fl[0] && end)
-		lk->growth_bytes = (uint64_t)((double)(end - fl[0]) *
-					      ((double)live_bytes_end /
-					       (double)end));
-	lk->suspect = lk->rises * 4 >= lk->steps * 3 &&
-		      end >= fl[0] + (fl[0] / 10 > 8 ? fl[0] / 10 : 8);
-	free(fl);
-}
-
 int heap_replay_finish(struct heap_replay *h)
 {
 	struct hr_private *p = h->priv;
@@ -914,15 +748,15 @@ int heap_replay_finish(struct heap_replay *h)
 	/* The last checkpoint is the trace's end, whatever the gap. */
 	if (p->started && (!h->npoints || h->points[h->npoints - 1].t_ns <
 					   rel_ns(h, h->t_last_ns))) {
-		rc = take_point(h, rel_ns(h, h->t_last_ns));
+		rc = hr_take_point(h, rel_ns(h, h->t_last_ns));
 		if (rc)
 			return rc;
 	}
 	for (i = 0; i < h->ntypes; i++)
-		leak_rule(h, &h->types[i].leak, false, i,
+		hr_leak_rule(h, &h->types[i].leak, false, i,
 			  h->types[i].c.live_bytes);
 	for (i = 0; i < h->nsites; i++)
-		leak_rule(h, &h->sites[i].leak, true, i,
+		hr_leak_rule(h, &h->sites[i].leak, true, i,
 			  h->sites[i].c.live_bytes);
 	/* Each site's main type: the one it allocated most bytes of. */
 	best = calloc(h->nsites ? h->nsites : 1, sizeof(*best));
