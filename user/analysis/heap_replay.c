@@ -80,6 +80,7 @@ struct heap_replay *heap_replay_new(void)
 		free(h);
 		return NULL;
 	}
+	gc_cycles_init(&h->priv->gc);
 	return h;
 }
 
@@ -114,7 +115,11 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->stacks);
 	free(h->classes);
 	free(h->points);
+	free(h->proc.exe);
+	free(h->proc.go_build_id);
+	free(h->proc.gnu_build_id);
 	if (p) {
+		gc_cycles_free(&p->gc);
 		u64_map_free(&p->objects);
 		u64_map_free(&p->spans);
 		u64_map_free(&p->gstacks);
@@ -301,8 +306,8 @@ static uint64_t size_code(uint64_t size)
 	return 1u << 19 | (pages < (1u << 19) ? pages : (1u << 19) - 1);
 }
 
-static int intern_class(struct heap_replay *h, uint32_t type,
-			uint32_t stack, uint64_t size, uint32_t *idx)
+int hr_intern_class(struct heap_replay *h, uint32_t type, uint32_t stack,
+		    uint64_t size, uint32_t *idx)
 {
 	struct hr_private *p = h->priv;
 	uint64_t key = (uint64_t)type << 44 | (uint64_t)stack << 20 |
@@ -361,37 +366,7 @@ static int resolve_type(struct heap_replay *h, struct trace_reader *r,
 	return 0;
 }
 
-/* Slot size of heap object ID (see heap_replay.h). */
-static uint64_t object_size(struct heap_replay *h, uint64_t id,
-			    uint64_t type_size)
-{
-	struct hr_private *p = h->priv;
-	uint64_t align = p->info.valid ? p->info.min_heap_align : 8;
-	uint64_t psz = p->info.valid ? p->info.page_size : GO_PAGE_SIZE;
-	uint64_t page = id * align / psz, v, npages, kc;
-	unsigned d;
-
-	for (d = 0; d < SPAN_SEARCH && d <= page; d++) {
-		if (!u64_map_get(&p->spans, page - d + 1, &v))
-			continue;
-		npages = v >> 16;
-		kc = v & 0xffff;
-		if (npages <= d || (kc & 1))
-			break;
-		if ((kc >> 1) == GO_TINY_SPANCLASS && type_size &&
-		    type_size < 16)
-			return type_size;
-		v = go_span_elemsize((uint8_t)(kc >> 1), npages);
-		if (v)
-			return v;
-		break;
-	}
-	h->anom.size_from_type++;
-	return type_size;
-}
-
-static void count_live(struct heap_replay *h, const struct hr_class *c,
-		       int dir)
+void hr_count_live(struct heap_replay *h, const struct hr_class *c, int dir)
 {
 	struct hr_type *t = &h->types[c->type];
 	uint64_t sz = c->size;
@@ -458,8 +433,8 @@ uint64_t heap_replay_lifetime_pct(const struct heap_replay *h, double pct)
 	return 0;
 }
 
-static void free_object(struct heap_replay *h, uint64_t key, uint64_t v,
-			uint64_t now_us)
+static int free_object(struct heap_replay *h, uint64_t key, uint64_t v,
+		       uint64_t now_us, bool swept)
 {
 	struct hr_class *c = &h->classes[v >> TIME_BITS];
 	struct hr_type *t = &h->types[c->type];
@@ -476,13 +451,15 @@ static void free_object(struct heap_replay *h, uint64_t key, uint64_t v,
 		s->c.frees++;
 		s->c.free_bytes += c->size;
 	}
-	count_live(h, c, -1);
+	hr_count_live(h, c, -1);
 	if (born) {
 		uint64_t life = now_us + 1 > born ? now_us + 1 - born : 0;
 
 		h->lifetime_hist[lifetime_bucket(life * 1000)]++;
 		h->lifetimes++;
 	}
+	return hr_object_freed(h, (uint32_t)(v >> TIME_BITS), born, now_us,
+			       key - 1, swept);
 }
 
 static int heap_object(struct heap_replay *h, struct trace_reader *r,
@@ -492,6 +469,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	uint64_t key = e->args[0] + 1, v, now_us, size;
 	uint32_t type, stack = 0, cls, sid;
 	struct hr_class *c;
+	bool upper;
 	int rc;
 
 	now_us = rel_ns(h, e->ns) / 1000;
@@ -503,12 +481,14 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		if (!alloc)
 			return 0; /* exists: already known */
 		h->anom.alloc_of_live++;
-		free_object(h, key, v, now_us);
+		rc = free_object(h, key, v, now_us, false);
+		if (rc)
+			return rc;
 	}
 	rc = resolve_type(h, r, e->args[1], &type);
 	if (rc)
 		return rc;
-	size = object_size(h, e->args[0], h->types[type].size);
+	size = hr_object_size(h, e->args[0], h->types[type].size, &upper);
 	if (alloc && p->sidecar) {
 		if (!stack_sidecar_lookup(p->sidecar, e->gen, e->args[0],
 					  e->ticks, &sid)) {
@@ -519,7 +499,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		if (!stack)
 			h->anom.no_stack++;
 	}
-	rc = intern_class(h, type, stack, size, &cls);
+	rc = hr_intern_class(h, type, stack, size, &cls);
 	if (rc)
 		return rc;
 	c = &h->classes[cls];
@@ -541,9 +521,12 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		c->exists++;
 		h->types[type].c.exists++;
 	}
-	count_live(h, c, 1);
-	return u64_map_put(&p->objects, key, (uint64_t)cls << TIME_BITS |
-			   (alloc ? now_us + 1 : 0));
+	hr_count_live(h, c, 1);
+	rc = u64_map_put(&p->objects, key, (uint64_t)cls << TIME_BITS |
+			 (alloc ? now_us + 1 : 0));
+	if (rc == 0 && upper)
+		rc = hr_tiny_split(h, e->args[0] - 1);
+	return rc;
 }
 
 static void pages_add(struct heap_replay *h, uint64_t v, int dir)
@@ -668,12 +651,34 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 			h->anom.free_of_unknown++;
 			return 0;
 		}
-		free_object(h, e->args[0] + 1, t,
-			    rel_ns(h, e->ns) / 1000);
-		return 0;
+		return free_object(h, e->args[0] + 1, t,
+				   rel_ns(h, e->ns) / 1000, true);
 	default:
 		return stack_event(h, e);
 	}
+}
+
+/* The first process record among the sidecars (they all agree). */
+static int keep_process(struct heap_replay *h)
+{
+	const struct stack_sidecar_process *sp =
+		stack_sidecar_process(h->priv->sidecar);
+	struct hr_process *hp = &h->proc;
+
+	if (hp->valid || !sp)
+		return 0;
+	hp->exe = strdup(sp->exe);
+	hp->go_build_id = strdup(sp->go_build_id);
+	hp->gnu_build_id = strdup(sp->gnu_build_id);
+	if (!hp->exe || !hp->go_build_id || !hp->gnu_build_id)
+		return -ENOMEM;
+	hp->text_start = sp->text_start;
+	hp->text_limit = sp->text_limit;
+	hp->text_offset = sp->text_offset;
+	hp->wall_ns = sp->wall_ns;
+	hp->mono_ns = sp->mono_ns;
+	hp->valid = true;
+	return 0;
 }
 
 int heap_replay_file(struct heap_replay *h, const char *path,
@@ -704,6 +709,8 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 		}
 		if (!rc)
 			h->have_stacks = true;
+		if (!rc && (rc = keep_process(h)))
+			goto out;
 	}
 	h->files++;
 	while ((rc = trace_reader_next_gen(r)) > 0) {
@@ -752,6 +759,7 @@ int heap_replay_finish(struct heap_replay *h)
 		if (rc)
 			return rc;
 	}
+	hr_objects_finish(h);
 	for (i = 0; i < h->ntypes; i++)
 		hr_leak_rule(h, &h->types[i].leak, false, i,
 			  h->types[i].c.live_bytes);
