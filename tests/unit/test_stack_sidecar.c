@@ -413,6 +413,36 @@ static void test_independently_encoded_file_reads_back(void **state)
 	stack_sidecar_close(s);
 }
 
+/* The "process" seed, from the same independent encoder: format 2. */
+static void test_independently_encoded_process_record(void **state)
+{
+	const char *me = __FILE__, *slash = strrchr(me, '/');
+	const struct stack_sidecar_process *p;
+	struct stack_sidecar *s;
+	char path[512];
+	uint8_t *buf;
+	uint32_t sid;
+	size_t len;
+
+	snprintf(path, sizeof(path),
+		 "%.*s/../fuzz/corpus/stack_sidecar/process",
+		 slash ? (int)(slash - me) : 1, slash ? me : ".");
+	buf = read_all(path, &len);
+	assert_int_equal(stack_sidecar_parse(buf, len, &s), 0);
+	free(buf);
+	p = stack_sidecar_process(s);
+	assert_non_null(p);
+	assert_string_equal(p->exe, "/srv/app");
+	assert_string_equal(p->go_build_id, "goid/x/y/z");
+	assert_string_equal(p->gnu_build_id, "");
+	assert_int_equal(p->text_start, 0x400000);
+	assert_int_equal(p->text_limit, 0x4b0000);
+	assert_true(p->wall_ns == 1764720000ull * 1000000000ull);
+	assert_int_equal(p->mono_ns, 123456789);
+	assert_int_equal(stack_sidecar_lookup(s, 1, 100, 5000, &sid), 0);
+	stack_sidecar_close(s);
+}
+
 static const struct stack_sidecar_process app_proc = {
 	.exe = "/srv/app/bin/app",
 	.go_build_id = "abc/def/ghi/jkl",
@@ -533,6 +563,7 @@ int main(void)
 		T(test_bad_magic_version_and_trailing_bytes_rejected),
 		T(test_forward_references_rejected),
 		T(test_independently_encoded_file_reads_back),
+		T(test_independently_encoded_process_record),
 		T(test_process_record_round_trips),
 		T(test_process_record_after_alloc_refused),
 		T(test_process_record_fields_extend_at_the_end),
