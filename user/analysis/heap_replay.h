@@ -7,7 +7,8 @@
  * time (live bytes per type, spans, goroutine stacks).
  *
  * Owns: the live object, span and stack tables (u64_map, one 64-bit value
- * per live object), type and stack interning across files, the leak rule.
+ * per live object), type and stack interning across files, the leak rule,
+ * the GC cycle estimate (gc_cycles.h).
  * Reads files through trace_reader.h and stack sidecars through
  * stack_sidecar.h; prints nothing.
  *
