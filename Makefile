@@ -124,8 +124,11 @@ FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror \
 FUZZ_MODS  := inspect/go_buildinfo inspect/go_binary inspect/go_pclntab \
               inspect/go_dwarf inspect/runtime_globals inspect/go_types util/u64_map \
               inspect/go_layout inspect/go_layout_table inspect/disasm \
-              format/trace_writer format/stack_sidecar format/trace_reader \
-              analysis/heap_replay inspect/go_sizeclasses
+              format/trace_writer format/stack_sidecar format/stack_sidecar_write \
+              format/trace_reader \
+              analysis/heap_replay analysis/heap_replay_points \
+              analysis/heap_replay_objects analysis/gc_cycles \
+              inspect/go_sizeclasses
 FUZZ_LIB   := $(patsubst %,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_MODS))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%, \
                 $(wildcard tests/fuzz/fuzz_*.c))

@@ -623,6 +623,9 @@ static __always_inline int read_cval(struct pt_regs *ctx,
 	case TAF_CVAL_STACK:
 		return bpf_probe_read_user(v, sizeof(*v),
 					   (void *)(caller_sp + (__s64)c->off)) ? -1 : 0;
+	case TAF_CVAL_GLOBAL:
+		return bpf_probe_read_user(v, sizeof(*v),
+					   (void *)(c->val + bias)) ? -1 : 0;
 	case TAF_CVAL_PENDING:
 		p = bpf_task_storage_get(&alloc_pending,
 					 bpf_get_current_task_btf(), 0, 0);

@@ -261,6 +261,8 @@ enum taf_cval_kind {
 	TAF_CVAL_PENDING = 3,  /* what the ALLOC_ARGS probe before the call
 				  recorded on this thread for this goroutine
 				  (R14) */
+	TAF_CVAL_GLOBAL = 4,   /* *(u64 *)(val + bias): a package variable
+				  (--memprofilerate's type sources) */
 };
 
 struct taf_cval {

@@ -8,12 +8,13 @@
 # runtime.MemProfile holds as live samples (S); `traceaf-bpf -p PID
 # --memprofilerate 4096 -v` attaches; then SIGUSR1 drops them and two GCs
 # sweep them. Checked:
-#  - the tracer read S' live samples, 0 without a type (-v line);
+#  - the tracer read S' >= S live samples, at most 1 % without a type (-v
+#    line; a runtime-internal allocation can pass no typed call site);
 #  - tracecheck -replay: main.Keep exists events = S (the runtime's own
 #    count, exactly: it does not change while liveprof waits), every file
 #    valid with Go 1.23's and 1.27's tracecheck, heap frees >= S and no
 #    free of an unknown ID (the exists IDs are the addresses the frees name).
-# Observed (2026-12-03, this VM): S = 1282, exists 1282, 0 untyped; ~10 s.
+# Observed (2026-12-03, this VM): S = 1282, exists 1282, 0-1 untyped; ~10 s.
 source "$(dirname "$0")/lib/lib.sh"
 N=${N:-20000}
 
@@ -37,7 +38,9 @@ for spec in "1.23:" "1.27:-stripped-pie"; do
 		fail "tracer did not attach to liveprof $ver: $(cat "$TMP/t$ver.log")"
 	line=$(grep 'live heap-profile samples' "$TMP/t$ver.log")
 	[ -n "$line" ] || fail "no live-sample line (-v): $(cat "$TMP/t$ver.log")"
-	grep -q '(0 untyped)' <<<"$line" || fail "Go $ver$fl: samples without a type: $line"
+	read -r got untyped < <(sed -n 's/.*: \([0-9]*\) live heap-profile samples (\([0-9]*\) untyped).*/\1 \2/p' <<<"$line")
+	[ -n "$got" ] && [ "$got" -ge "$S" ] || fail "Go $ver$fl: read ${got:-?} live samples, the program holds $S: $line"
+	[ $((untyped * 100)) -le "$got" ] || fail "Go $ver$fl: samples without a type: $line"
 	kill -USR1 "$WPID"
 	wait_exit "$WPID" 60
 	rc=$?

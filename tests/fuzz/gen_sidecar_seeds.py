@@ -28,10 +28,14 @@ def zigzag(delta):
     return ((signed << 1) ^ (signed >> 63)) & MASK
 
 
-def sidecar(strings, frames, stacks, blocks):
-    b = bytearray(b"traceaf-stacks 1\n")
+def sidecar(strings, frames, stacks, blocks, process=None):
+    """Version 1, or 2 with an 'M' record of PROCESS (its fields, in order)."""
+    b = bytearray(b"traceaf-stacks 2\n" if process else b"traceaf-stacks 1\n")
     for s in strings:
         b += b"S" + uvarint(len(s)) + s
+    if process:
+        body = b"".join(uvarint(v) for v in process)
+        b += b"M" + uvarint(len(body)) + body
     for pc, func, file, line in frames:
         b += b"F" + uvarint(pc) + uvarint(func) + uvarint(file) + uvarint(line)
     for st in stacks:
@@ -66,6 +70,13 @@ def main():
                         [(1, [(100, 5000, 1), (90, 5001, 2),
                               (0x10000, 6000, 3)]),
                          (2, [(100, 4000, 1), (50, 3999, 3)])]),
+        # exe, Go and GNU build IDs (strings 3, 4, 0), text, clocks.
+        "process": sidecar([b"main.leak", b"/src/app/main.go",
+                            b"/srv/app", b"goid/x/y/z"],
+                           [(0x4A1234, 1, 2, 42)], [[1]],
+                           [(1, [(100, 5000, 1)])],
+                           process=[3, 4, 0, 0x400000, 0x4B0000, 0,
+                                    1764720000 * 10**9, 123456789]),
         "bigvals": sidecar([b"x" * 300], [(MASK, 1, 1, 2**32 - 1)],
                            [[1] * 256],
                            [(MASK, [(MASK, MASK, 1), (0, 0, 1)])]),

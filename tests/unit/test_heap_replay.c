@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * heap_replay: counts, slot sizes, rotation ("exists" events must not
- * count twice), the leak rule and lifetimes, on traces written with
+ * heap_replay: counts, slot sizes (tiny blocks), rotation ("exists"
+ * events must not count twice), the leak rule, lifetimes and GC cycles
+ * estimated from sweeps, on traces written with
  * trace_writer; and the leaky workload's native traces (Go 1.23, 1.27).
  */
 #include <errno.h>
@@ -209,6 +210,138 @@ static void test_replay_object_sizes(void **state)
 	heap_replay_free(h);
 }
 
+/* The class of type NAME with slot SIZE (no stacks in these traces). */
+static const struct hr_class *class_of(const struct heap_replay *h,
+				       const char *name, uint64_t size)
+{
+	size_t i;
+
+	for (i = 0; i < h->nclasses; i++)
+		if (!strcmp(h->types[h->classes[i].type].name, name) &&
+		    h->classes[i].size == size)
+			return &h->classes[i];
+	fail_msg("no class %s/%llu", name, (unsigned long long)size);
+	return NULL;
+}
+
+/*
+ * Tiny blocks (span 30, spanclass 5): an ID in the lower half counts 16
+ * bytes until the upper half of its block gets one, then 8; an upper
+ * half 8; a block whose lower ID was freed keeps what it had.
+ */
+static void test_replay_tiny_blocks_count_the_bytes_they_hold(void **state)
+{
+	static const char *const f[] = { "tiny.trace" };
+	const uint64_t b0 = 30 * 1024, b1 = b0 + 2, b2 = b0 + 4;
+	struct heap_replay *h;
+	struct file w;
+	uint64_t u8, str;
+
+	file_open(&w, "tiny.trace");
+	gen_start(&w, 0);
+	u8 = tw_gen_define_type(w.g, 0x4a0080, 1, 0, "uint8", 5);
+	str = tw_gen_define_type(w.g, 0x4a00c0, 4, 0, "int32", 5);
+	ev(&w, TW_EV_SPAN_ALLOC, 10, 30, 1, 5 << 1);
+	/* Block 0: one 16-byte []byte (type uint8, size 1). */
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 11, b0, u8, 0);
+	/* Block 1: two int32s, one per half. */
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 12, b1, str, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 13, b1 + 1, str, 0);
+	/* Block 2: the lower half freed before the upper gets an ID. */
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 14, b2, u8, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_FREE, 15, b2, 0, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 16, b2 + 1, u8, 0);
+	gen_end(&w);
+	file_close(&w);
+	h = replay(f, 1);
+	/* uint8: 16 (block 0) + 16 (block 2, freed whole) + 8. */
+	assert_int_equal(type_named(h, "uint8")->c.alloc_bytes, 40);
+	assert_int_equal(type_named(h, "uint8")->c.live_bytes, 24);
+	assert_int_equal(type_named(h, "int32")->c.alloc_bytes, 16);
+	assert_int_equal(type_named(h, "int32")->c.live_bytes, 16);
+	assert_int_equal(type_named(h, "int32")->c.allocs, 2);
+	assert_int_equal(class_of(h, "int32", 8)->allocs, 2);
+	assert_int_equal(class_of(h, "int32", 8)->live, 2);
+	assert_int_equal(class_of(h, "int32", 16)->allocs, 0);
+	assert_int_equal(class_of(h, "int32", 16)->live, 0);
+	heap_replay_free(h);
+}
+
+/*
+ * GC cycles from sweeps, all on span 5's page: the first free begins
+ * cycle 1, each later sweep of the page the next one.
+ *   0 ms  alloc n1 n2 n3, leak l        10 ms  free n1 (cycle 1)
+ *  15 ms  alloc n4                      30 ms  free n2 (cycle 2)
+ *  50 ms  free n4 (cycle 3)             70 ms  free n3 (cycle 4)
+ *  80 ms  alloc n5, the end
+ * n1 survived 0 cycles (short-lived), n2 and n4 1, n3 3; l 3 and n5 0
+ * at the end.
+ */
+static void test_replay_cycles_shortlived_survived_lifetimes(void **state)
+{
+	static const char *const f[] = { "cycles.trace" };
+	const struct hr_class *node, *leak;
+	struct heap_replay *h;
+	struct file w;
+
+	file_open(&w, "cycles.trace");
+	gen_start(&w, 0);
+	ev(&w, TW_EV_SPAN_ALLOC, 1, SPAN, 1, KC48);
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 2, OBJ(1), w.node, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 3, OBJ(2), w.node, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 4, OBJ(3), w.node, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 5, OBJ(9), w.leak, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_FREE, 10 * MS, OBJ(1), 0, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 15 * MS, OBJ(4), w.node, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_FREE, 30 * MS, OBJ(2), 0, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_FREE, 50 * MS, OBJ(4), 0, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_FREE, 70 * MS, OBJ(3), 0, 0);
+	ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 80 * MS, OBJ(5), w.node, 0);
+	gen_end(&w);
+	file_close(&w);
+	h = replay(f, 1);
+	assert_int_equal(h->gc_cycles, 4);
+	node = class_of(h, "main.Node", 48);
+	leak = class_of(h, "main.Leak", 48);
+	assert_int_equal(node->allocs, 5);
+	assert_int_equal(node->frees, 4);
+	assert_int_equal(node->shortlived, 1);
+	assert_int_equal(node->survived, 1);	/* n3 */
+	assert_int_equal(leak->shortlived, 0);
+	assert_int_equal(leak->survived, 1);
+	/* 10 + 30 + 35 + 70 + 0 ms; 80 ms (the lifetimes' unit is 1 us). */
+	assert_true(node->live_s > 0.1449 && node->live_s < 0.1451);
+	assert_true(leak->live_s > 0.0799 && leak->live_s < 0.0801);
+	heap_replay_free(h);
+}
+
+/* Frees of one sweep, less than the gap apart, begin one cycle. */
+static void test_replay_one_sweep_is_one_cycle(void **state)
+{
+	static const char *const f[] = { "sweep.trace" };
+	struct heap_replay *h;
+	struct file w;
+	int k;
+
+	file_open(&w, "sweep.trace");
+	gen_start(&w, 0);
+	ev(&w, TW_EV_SPAN_ALLOC, 1, SPAN, 1, KC48);
+	for (k = 0; k < 40; k++)
+		ev(&w, TW_EV_HEAP_OBJECT_ALLOC, 2 + k, OBJ(k), w.node, 0);
+	/* The runtime's own traces time each free: 10 us apart. */
+	for (k = 0; k < 20; k++)
+		ev(&w, TW_EV_HEAP_OBJECT_FREE, MS + k * 10000, OBJ(k), 0, 0);
+	for (k = 20; k < 40; k++)
+		ev(&w, TW_EV_HEAP_OBJECT_FREE, 40 * MS + k * 10000, OBJ(k), 0,
+		   0);
+	gen_end(&w);
+	file_close(&w);
+	h = replay(f, 1);
+	assert_int_equal(h->gc_cycles, 2);
+	assert_int_equal(class_of(h, "main.Node", 48)->shortlived, 20);
+	heap_replay_free(h);
+}
+
 /*
  * Eight generations of 100 ms: each leaks 10 main.Leak and churns 10
  * main.Node that the next generation frees.  Node lifetime: 100 ms.
@@ -411,6 +544,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay_rotation_exists_counted_once),
 		cmocka_unit_test(test_replay_object_sizes),
+		cmocka_unit_test(test_replay_tiny_blocks_count_the_bytes_they_hold),
+		cmocka_unit_test(test_replay_cycles_shortlived_survived_lifetimes),
+		cmocka_unit_test(test_replay_one_sweep_is_one_cycle),
 		cmocka_unit_test(test_replay_leak_rule_and_lifetimes),
 		cmocka_unit_test(test_replay_checkpoints_thinned),
 		cmocka_unit_test(test_replay_native_go123),

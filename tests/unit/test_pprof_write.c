@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * pprof_write: the profile is gzip, decodes with protobuf-c into the
- * values given, and Go 1.27's `go tool pprof` reads it and shows them.
+ * values, mapping, comments and times given, calls inlined at one PC
+ * become one location, and Go 1.27's `go tool pprof` reads it and shows
+ * them without trying to symbolize (no "Main binary filename" warning).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,17 +50,49 @@ static const struct stack_frame untyped_stack[] = {
 	{ "main.main", "/src/app/main.go", 40, 0x4a2020 },
 };
 
+/* The values in enum alloc_profile_value order. */
+#define V(ao, as, io, is, fo, fs, so, ss, vo, vs, life)                     \
+	{ ao, as, io, is, fo, fs, so, ss, vo, vs, life }
+
 static const struct alloc_profile_sample samples[] = {
-	{ leak_stack, 2, "*main.node", 300, 19200, 280, 17920 },
-	{ churn_stack, 3, "[]uint8", 5000, 5120000, 3, 3072 },
-	{ untyped_stack, 2, NULL, 7, 700, 1, 100 },
+	{ leak_stack, 2, "*main.node", 1,
+	  V(300, 19200, 280, 17920, 20, 1280, 0, 0, 250, 16000, 40000) },
+	{ churn_stack, 3, "[]uint8", 1,
+	  V(5000, 5120000, 3, 3072, 4997, 5116928, 4990, 5109760, 0, 0, 12) },
+	{ untyped_stack, 2, NULL, 1,
+	  V(7, 700, 1, 100, 6, 600, 6, 600, 1, 100, 50) },
+};
+
+static const struct alloc_profile_mapping app_mapping = {
+	.file = "/srv/app/bin/app",
+	.build_id = "0aeca0df9b7750f3380792954f9f5be7645699d0",
+	.start = 0x400000,
+	.limit = 0x4b0000,
+	.offset = 0,
+};
+
+static const char *const comments[] = {
+	"traceaf-bpf: app-1, 12 GC cycles (estimated from sweeps)",
 };
 
 static const struct alloc_profile profile = {
 	.samples = samples,
 	.nsamples = 3,
+	.mappings = &app_mapping,
+	.nmappings = 1,
+	.comments = comments,
+	.ncomments = 1,
 	.time_nanos = 1764720000123456789LL,
 	.duration_nanos = 2500000000LL,
+};
+
+static const char *const type_names[AP_NVALUES][2] = {
+	{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+	{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+	{ "freed_objects", "count" }, { "freed_space", "bytes" },
+	{ "shortlived_objects", "count" }, { "shortlived_space", "bytes" },
+	{ "survived_objects", "count" }, { "survived_space", "bytes" },
+	{ "lifetime_space", "byte-seconds" },
 };
 
 static int setup_tmp(void **state)
@@ -169,12 +203,9 @@ function(const Perftools__Profiles__Profile *p, uint64_t id)
 
 static void test_writes_gzip_that_decodes_to_the_same_values(void **state)
 {
-	static const char *const types[4][2] = {
-		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
-		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
-	};
 	struct tmp *t = *state;
 	Perftools__Profiles__Profile *p;
+	const Perftools__Profiles__Mapping *m;
 	size_t i, j;
 
 	assert_int_equal(pprof_write(&profile, t->path), 0);
@@ -182,13 +213,26 @@ static void test_writes_gzip_that_decodes_to_the_same_values(void **state)
 
 	assert_true(p->n_string_table > 0);
 	assert_string_equal(p->string_table[0], "");
-	assert_int_equal(p->n_sample_type, 4);
-	for (i = 0; i < 4; i++) {
+	assert_int_equal(p->n_sample_type, AP_NVALUES);
+	for (i = 0; i < AP_NVALUES; i++) {
 		assert_string_equal(str_at(p, p->sample_type[i]->type),
-				    types[i][0]);
+				    type_names[i][0]);
 		assert_string_equal(str_at(p, p->sample_type[i]->unit),
-				    types[i][1]);
+				    type_names[i][1]);
 	}
+	/* The binary, marked symbolized so pprof does not look again. */
+	assert_int_equal(p->n_mapping, 1);
+	m = p->mapping[0];
+	assert_int_equal(m->id, 1);
+	assert_string_equal(str_at(p, m->filename), app_mapping.file);
+	assert_string_equal(str_at(p, m->build_id), app_mapping.build_id);
+	assert_int_equal(m->memory_start, 0x400000);
+	assert_int_equal(m->memory_limit, 0x4b0000);
+	assert_int_equal(m->file_offset, 0);
+	assert_true(m->has_functions && m->has_filenames &&
+		    m->has_line_numbers && m->has_inline_frames);
+	assert_int_equal(p->n_comment, 1);
+	assert_string_equal(str_at(p, p->comment[0]), comments[0]);
 	/* A string index, not a position in sample_type (protomem.go). */
 	assert_string_equal(str_at(p, p->default_sample_type), "inuse_space");
 	assert_string_equal(str_at(p, p->period_type->type), "space");
@@ -206,11 +250,8 @@ static void test_writes_gzip_that_decodes_to_the_same_values(void **state)
 		const Perftools__Profiles__Sample *s = p->sample[i];
 		const struct alloc_profile_sample *want = &samples[i];
 
-		assert_int_equal(s->n_value, 4);
-		assert_int_equal(s->value[0], want->alloc_objects);
-		assert_int_equal(s->value[1], want->alloc_space);
-		assert_int_equal(s->value[2], want->inuse_objects);
-		assert_int_equal(s->value[3], want->inuse_space);
+		assert_int_equal(s->n_value, AP_NVALUES);
+		assert_memory_equal(s->value, want->v, sizeof(want->v));
 		assert_int_equal(s->n_location_id, want->nframes);
 		for (j = 0; j < want->nframes; j++) {
 			const Perftools__Profiles__Location *l =
@@ -218,6 +259,7 @@ static void test_writes_gzip_that_decodes_to_the_same_values(void **state)
 			const Perftools__Profiles__Function *f;
 
 			assert_int_equal(l->address, want->frames[j].pc);
+			assert_int_equal(l->mapping_id, 1);
 			assert_int_equal(l->n_line, 1);
 			assert_int_equal(l->line[0]->line,
 					 want->frames[j].line);
@@ -322,13 +364,19 @@ static void test_go_tool_pprof_raw_shows_samples(void **state)
 	out = go_tool_pprof("-raw", t->path);
 	assert_contains(out, "PeriodType: space bytes\nPeriod: 1\n");
 	assert_contains(out, "Duration: 2.5s\n");
+	assert_contains(out, "Comment: traceaf-bpf: app-1, 12 GC cycles");
 	assert_contains(out, "alloc_objects/count alloc_space/bytes "
-			     "inuse_objects/count inuse_space/bytes[dflt]\n");
-	assert_contains(out, " 300 19200 280 17920: 1 2 \n"
-			     " type:[*main.node]\n");
-	assert_contains(out, " 5000 5120000 3 3072: 3 4 5 \n"
-			     " type:[[]uint8]\n");
-	assert_contains(out, " 7 700 1 100: 1 2 \nLocations\n");
+			     "inuse_objects/count inuse_space/bytes[dflt] "
+			     "freed_objects/count freed_space/bytes "
+			     "shortlived_objects/count shortlived_space/bytes "
+			     "survived_objects/count survived_space/bytes "
+			     "lifetime_space/byte-seconds\n");
+	assert_contains(out, " 300 19200 280 17920 20 1280 0 0 250 16000 "
+			     "40000: 1 2 \n type:[*main.node]\n");
+	assert_contains(out, " 5000 5120000 3 3072 4997 5116928 4990 5109760 "
+			     "0 0 12: 3 4 5 \n type:[[]uint8]\n");
+	assert_contains(out, " 7 700 1 100 6 600 6 600 1 100 50: 1 2 \n"
+			     "Locations\n");
 	assert_contains(out, " 1: 0x4a1010 M=1 main.leakNode "
 			     "/src/app/main.go:17:0 ");
 	assert_contains(out, " 2: 0x4a2020 M=1 main.main "
@@ -340,7 +388,114 @@ static void test_go_tool_pprof_raw_shows_samples(void **state)
 	assert_contains(out, " 5: 0x4a2028 M=1 main.main "
 			     "/src/app/main.go:41:0 ");
 	assert_null(strstr(out, " 6: "));
+	assert_contains(out, "Mappings\n1: 0x400000/0x4b0000/0x0 "
+			     "/srv/app/bin/app "
+			     "0aeca0df9b7750f3380792954f9f5be7645699d0 "
+			     "[FN][FL][LN][IN]\n");
+	assert_null(strstr(out, "binary"));
 	free(out);
+}
+
+/* The garbage producer is first by shortlived_space, the leak by survived. */
+static void test_go_tool_pprof_top_by_our_sample_types(void **state)
+{
+	struct tmp *t = *state;
+	const char *row;
+	char *out;
+
+	assert_int_equal(pprof_write(&profile, t->path), 0);
+	out = go_tool_pprof("-top -sample_index=shortlived_space", t->path);
+	assert_contains(out, "Type: shortlived_space\n");
+	row = line_after(out, " flat flat% sum% cum cum%\n");
+	assert_line_starts(row, " 4.87MB 100% 100% 4.87MB 100% "
+				"main.churnBytes\n");
+	assert_null(strstr(out, "Main binary filename not available"));
+	free(out);
+	out = go_tool_pprof("-top -sample_index=survived_space", t->path);
+	row = line_after(out, " flat flat% sum% cum cum%\n");
+	assert_line_starts(row, " 15.72kB 100% 100% 15.72kB 100% "
+				"main.leakNode\n");
+	free(out);
+	out = go_tool_pprof("-top -sample_index=lifetime_space", t->path);
+	assert_contains(out, "Total samples = 40062byte-seconds");
+	free(out);
+}
+
+/*
+ * -diff_base between two of our profiles: the base run allocated half as
+ * many []uint8 in churnBytes; the difference is that half, nothing else.
+ */
+static void test_go_tool_pprof_diff_base(void **state)
+{
+	struct tmp *t = *state;
+	struct alloc_profile_sample half[3];
+	struct alloc_profile base = profile;
+	char base_path[300], args[400];
+	const char *row;
+	char *out;
+
+	memcpy(half, samples, sizeof(half));
+	half[1].v[AP_ALLOC_OBJECTS] /= 2;
+	half[1].v[AP_ALLOC_SPACE] /= 2;
+	base.samples = half;
+	snprintf(base_path, sizeof(base_path), "%s/base.pb.gz", t->dir);
+	assert_int_equal(pprof_write(&profile, t->path), 0);
+	assert_int_equal(pprof_write(&base, base_path), 0);
+	snprintf(args, sizeof(args), "-top -sample_index=alloc_space "
+		 "-diff_base %s", base_path);
+	out = go_tool_pprof(args, t->path);
+	/* 2560000 bytes more, of the base's 2.46MB (2579900 B) total. */
+	assert_contains(out, "Showing nodes accounting for 2.44MB, 99.23% of "
+			     "2.46MB total\n");
+	row = line_after(out, " flat flat% sum% cum cum%\n");
+	assert_line_starts(row, " 2.44MB 99.23% 99.23% 2.44MB 99.23% "
+				"main.churnBytes\n");
+	free(out);
+	unlink(base_path);
+}
+
+/*
+ * Calls inlined at one PC are frames of their own in a sidecar stack: they
+ * become one location whose lines are innermost first.  The same function
+ * and line twice at one PC is recursion, two frames.
+ */
+static void test_inlined_frames_share_a_location(void **state)
+{
+	static const struct stack_frame frames[] = {
+		{ "main.inner", "/src/a.go", 5, 0x401000 },
+		{ "main.outer", "/src/a.go", 9, 0x401000 },
+		{ "main.rec", "/src/a.go", 20, 0x402000 },
+		{ "main.rec", "/src/a.go", 20, 0x402000 },
+		{ "main.main", "/src/a.go", 30, 0x403000 },
+	};
+	static const struct alloc_profile_sample one[] = {
+		{ frames, 5, NULL, 1, { 1, 16 } },
+	};
+	const struct alloc_profile prof = {
+		.samples = one, .nsamples = 1,
+		.mappings = &app_mapping, .nmappings = 1,
+	};
+	struct tmp *t = *state;
+	Perftools__Profiles__Profile *p;
+	const Perftools__Profiles__Location *l;
+	const Perftools__Profiles__Sample *s;
+
+	assert_int_equal(pprof_write(&prof, t->path), 0);
+	p = read_profile(t->path);
+	s = p->sample[0];
+	assert_int_equal(p->n_location, 3);
+	assert_int_equal(s->n_location_id, 4);
+	l = location(p, s->location_id[0]);
+	assert_int_equal(l->address, 0x401000);
+	assert_int_equal(l->n_line, 2);
+	assert_string_equal(str_at(p, function(p, l->line[0]->function_id)->name),
+			    "main.inner");
+	assert_string_equal(str_at(p, function(p, l->line[1]->function_id)->name),
+			    "main.outer");
+	assert_int_equal(l->line[1]->line, 9);
+	assert_int_equal(s->location_id[1], s->location_id[2]);
+	assert_int_equal(location(p, s->location_id[1])->n_line, 1);
+	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
 static void test_go_tool_pprof_top_orders_by_alloc_space(void **state)
@@ -405,10 +560,11 @@ static void test_empty_profile_is_valid(void **state)
 	assert_int_equal(pprof_write(&empty, t->path), 0);
 	p = read_profile(t->path);
 	assert_int_equal(p->n_sample, 0);
-	assert_int_equal(p->n_sample_type, 4);
+	assert_int_equal(p->n_sample_type, AP_NVALUES);
+	assert_int_equal(p->n_mapping, 0);
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	out = go_tool_pprof("-raw", t->path);
-	assert_contains(out, "inuse_space/bytes[dflt]\nLocations\n");
+	assert_contains(out, "lifetime_space/byte-seconds\nLocations\n");
 	free(out);
 }
 
@@ -439,8 +595,8 @@ static void test_many_frames_round_trip(void **state)
 		frames[i].pc = 0x400000 + i * 16;
 		s[i].frames = &frames[i];
 		s[i].nframes = 1;
-		s[i].alloc_objects = (int64_t)i;
-		s[i].alloc_space = (int64_t)i * 8;
+		s[i].v[AP_ALLOC_OBJECTS] = (int64_t)i;
+		s[i].v[AP_ALLOC_SPACE] = (int64_t)i * 8;
 	}
 	assert_int_equal(pprof_write(&big, t->path), 0);
 	assert_int_equal(stat(t->path, &st), 0);
@@ -562,9 +718,17 @@ static void test_null_arguments_fail_with_einval(void **state)
 	static const struct alloc_profile no_frames_p = {
 		.samples = no_frames, .nsamples = 1,
 	};
+	static const struct alloc_profile_sample bad_map[] = {
+		{ leak_stack, 2, NULL, 2, { 1 } },
+	};
+	static const struct alloc_profile bad_map_p = {
+		.samples = bad_map, .nsamples = 1,
+		.mappings = &app_mapping, .nmappings = 1,
+	};
 	struct tmp *t = *state;
 	char listing[256];
 
+	assert_int_equal(pprof_write(&bad_map_p, t->path), -EINVAL);
 	assert_int_equal(pprof_write(NULL, t->path), -EINVAL);
 	assert_int_equal(pprof_write(&profile, NULL), -EINVAL);
 	assert_int_equal(pprof_write(&no_samples, t->path), -EINVAL);
@@ -583,6 +747,9 @@ int main(void)
 		TMP_TEST(test_go_tool_pprof_top_orders_by_alloc_space),
 		TMP_TEST(test_go_tool_pprof_top_defaults_to_inuse_space),
 		TMP_TEST(test_go_tool_pprof_tags_shows_type_label),
+		TMP_TEST(test_go_tool_pprof_top_by_our_sample_types),
+		TMP_TEST(test_go_tool_pprof_diff_base),
+		TMP_TEST(test_inlined_frames_share_a_location),
 		TMP_TEST(test_empty_profile_is_valid),
 		TMP_TEST(test_many_frames_round_trip),
 		TMP_TEST(test_failed_write_leaves_old_file_and_no_temporary),

@@ -330,9 +330,9 @@ static void test_bad_magic_version_and_trailing_bytes_rejected(void **state)
 	buf[0] = 'T';
 	assert_int_equal(stack_sidecar_parse(buf, len, &s), -EBADMSG);
 	buf[0] = 't';
-	buf[15] = '2';	/* "traceaf-stacks 2" */
+	buf[15] = '3';	/* "traceaf-stacks 3" */
 	assert_int_equal(stack_sidecar_parse(buf, len, &s), -EPROTONOSUPPORT);
-	buf[15] = '1';
+	buf[15] = '2';
 	longer = malloc(len + 1);
 	memcpy(longer, buf, len);
 	longer[len] = 'E';
@@ -408,7 +408,143 @@ static void test_independently_encoded_file_reads_back(void **state)
 	assert_int_equal(sid, 3);
 	assert_int_equal(stack_sidecar_lookup(s, 1, 90, 5001, &sid), 0);
 	assert_int_equal(sid, 2);
+	/* A version 1 file: no process record. */
+	assert_null(stack_sidecar_process(s));
 	stack_sidecar_close(s);
+}
+
+/* The "process" seed, from the same independent encoder: format 2. */
+static void test_independently_encoded_process_record(void **state)
+{
+	const char *me = __FILE__, *slash = strrchr(me, '/');
+	const struct stack_sidecar_process *p;
+	struct stack_sidecar *s;
+	char path[512];
+	uint8_t *buf;
+	uint32_t sid;
+	size_t len;
+
+	snprintf(path, sizeof(path),
+		 "%.*s/../fuzz/corpus/stack_sidecar/process",
+		 slash ? (int)(slash - me) : 1, slash ? me : ".");
+	buf = read_all(path, &len);
+	assert_int_equal(stack_sidecar_parse(buf, len, &s), 0);
+	free(buf);
+	p = stack_sidecar_process(s);
+	assert_non_null(p);
+	assert_string_equal(p->exe, "/srv/app");
+	assert_string_equal(p->go_build_id, "goid/x/y/z");
+	assert_string_equal(p->gnu_build_id, "");
+	assert_int_equal(p->text_start, 0x400000);
+	assert_int_equal(p->text_limit, 0x4b0000);
+	assert_true(p->wall_ns == 1764720000ull * 1000000000ull);
+	assert_int_equal(p->mono_ns, 123456789);
+	assert_int_equal(stack_sidecar_lookup(s, 1, 100, 5000, &sid), 0);
+	stack_sidecar_close(s);
+}
+
+static const struct stack_sidecar_process app_proc = {
+	.exe = "/srv/app/bin/app",
+	.go_build_id = "abc/def/ghi/jkl",
+	.gnu_build_id = "",
+	.text_start = 0x400000,
+	.text_limit = 0x4a0000,
+	.text_offset = 0,
+	.wall_ns = 1764720000123456789ull,
+	.mono_ns = 987654321000ull,
+};
+
+static void test_process_record_round_trips(void **state)
+{
+	struct fixture *fx = *state;
+	const struct stack_sidecar_process *p;
+	struct stack_sidecar_writer *w;
+	struct stack_sidecar *s;
+	uint32_t sid, got;
+
+	assert_int_equal(stack_sidecar_writer_open(fx->trace, &w), 0);
+	assert_int_equal(stack_sidecar_writer_set_process(w, &app_proc), 0);
+	/* Twice is refused; the file stays good. */
+	assert_int_equal(stack_sidecar_writer_set_process(w, &app_proc),
+			 -EINVAL);
+	sid = add_stack(w, leak_frames, 3);
+	assert_int_equal(stack_sidecar_writer_add_alloc(w, 1, 100, 5000, sid),
+			 0);
+	assert_int_equal(stack_sidecar_writer_close(w), 0);
+
+	assert_int_equal(stack_sidecar_open(fx->trace, &s), 0);
+	p = stack_sidecar_process(s);
+	assert_non_null(p);
+	assert_string_equal(p->exe, app_proc.exe);
+	assert_string_equal(p->go_build_id, app_proc.go_build_id);
+	assert_string_equal(p->gnu_build_id, "");
+	assert_int_equal(p->text_start, 0x400000);
+	assert_int_equal(p->text_limit, 0x4a0000);
+	assert_int_equal(p->text_offset, 0);
+	assert_true(p->wall_ns == app_proc.wall_ns);
+	assert_true(p->mono_ns == app_proc.mono_ns);
+	assert_int_equal(stack_sidecar_lookup(s, 1, 100, 5000, &got), 0);
+	assert_int_equal(got, sid);
+	stack_sidecar_close(s);
+}
+
+static void test_process_record_after_alloc_refused(void **state)
+{
+	struct fixture *fx = *state;
+	struct stack_sidecar_writer *w;
+	struct stack_sidecar *s;
+	uint32_t sid;
+
+	assert_int_equal(stack_sidecar_writer_open(fx->trace, &w), 0);
+	sid = add_stack(w, leak_frames, 3);
+	assert_int_equal(stack_sidecar_writer_add_alloc(w, 1, 100, 5000, sid),
+			 0);
+	assert_int_equal(stack_sidecar_writer_set_process(w, &app_proc),
+			 -EINVAL);
+	assert_int_equal(stack_sidecar_writer_close(w), 0);
+	assert_int_equal(stack_sidecar_open(fx->trace, &s), 0);
+	assert_null(stack_sidecar_process(s));
+	stack_sidecar_close(s);
+}
+
+/* Fields are added at the end: unknown ones skipped, missing ones 0. */
+static void test_process_record_fields_extend_at_the_end(void **state)
+{
+#define B(lit) (const uint8_t *)lit, sizeof(lit) - 1
+	const struct stack_sidecar_process *p;
+	struct stack_sidecar *s;
+
+	/* exe = string 1, then 10 fields: the last two are unknown. */
+	assert_int_equal(stack_sidecar_parse(B(
+		"traceaf-stacks 2\nS\x03" "app"
+		"M\x0a\x01\x00\x00\x10\x20\x00\x05\x06\x07\x08" "E\x00\x00"),
+		&s), 0);
+	p = stack_sidecar_process(s);
+	assert_non_null(p);
+	assert_string_equal(p->exe, "app");
+	assert_string_equal(p->go_build_id, "");
+	assert_int_equal(p->text_start, 0x10);
+	assert_int_equal(p->text_limit, 0x20);
+	assert_int_equal(p->wall_ns, 5);
+	assert_int_equal(p->mono_ns, 6);
+	stack_sidecar_close(s);
+	/* Only the exe: the rest reads as 0. */
+	assert_int_equal(stack_sidecar_parse(B(
+		"traceaf-stacks 2\nS\x03" "appM\x01\x01" "E\x00\x00"), &s), 0);
+	p = stack_sidecar_process(s);
+	assert_non_null(p);
+	assert_int_equal(p->text_limit, 0);
+	assert_int_equal(p->mono_ns, 0);
+	stack_sidecar_close(s);
+	/* A string ID not yet defined, two records, one past the end. */
+	assert_int_equal(stack_sidecar_parse(B(
+		"traceaf-stacks 2\nM\x01\x01" "E\x00\x00"), &s), -EBADMSG);
+	assert_int_equal(stack_sidecar_parse(B(
+		"traceaf-stacks 2\nM\x01\x00M\x01\x00" "E\x00\x00"), &s),
+		-EBADMSG);
+	assert_int_equal(stack_sidecar_parse(B(
+		"traceaf-stacks 2\nM\x05\x00" "E\x00\x00"), &s), -EBADMSG);
+#undef B
 }
 
 int main(void)
@@ -427,6 +563,10 @@ int main(void)
 		T(test_bad_magic_version_and_trailing_bytes_rejected),
 		T(test_forward_references_rejected),
 		T(test_independently_encoded_file_reads_back),
+		T(test_independently_encoded_process_record),
+		T(test_process_record_round_trips),
+		T(test_process_record_after_alloc_refused),
+		T(test_process_record_fields_extend_at_the_end),
 #undef T
 	};
 

@@ -30,37 +30,14 @@
 
 #include "inspect/go_sizeclasses.h"
 #include "heap_replay.h"
+#include "heap_replay_impl.h"
 #include "format/trace_reader.h"
 #include "format/trace_writer.h"
 #include "util/u64_map.h"
 
-#define TICK_NS 100000000ull          /* checkpoint inside long gens */
-#define MAX_POINTS 256
-#define TIME_BITS 40
-#define TIME_MAX ((1ull << TIME_BITS) - 1)
 #define CLASS_MAX ((1u << 24) - 1)
 #define TYPE_MAX ((1u << 20) - 1)
 #define STACK_MAX ((1u << 24) - 1)
-#define SPAN_SEARCH 16                /* small spans have <= 10 pages */
-
-struct hr_private {
-	struct u64_map objects;       /* id + 1 -> class << 40 | t_us */
-	struct u64_map spans;         /* id + 1 -> npages << 16 | kindclass */
-	struct u64_map gstacks;       /* id + 1 -> order */
-	struct u64_map type_names;    /* name hash -> type index + 1 */
-	struct u64_map class_keys;    /* packed class -> class index + 1 */
-	struct u64_map stack_keys;    /* frames hash -> stack index + 1 */
-	struct u64_map site_keys;     /* frame hash -> site index + 1 */
-	struct u64_map gen_types;     /* trace type id + 1 -> type idx + 1 */
-	struct u64_map file_stacks;   /* sidecar stack id + 1 -> stack + 1 */
-	struct stack_sidecar *sidecar;
-	uint64_t *site_live;          /* per site, now */
-	size_t site_live_cap;
-	size_t types_cap, sites_cap, stacks_cap, classes_cap;
-	uint64_t min_gap_ns, last_point_ns;
-	bool started;
-	struct trace_heap_info info;
-};
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -103,6 +80,7 @@ struct heap_replay *heap_replay_new(void)
 		free(h);
 		return NULL;
 	}
+	gc_cycles_init(&h->priv->gc);
 	return h;
 }
 
@@ -137,7 +115,11 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->stacks);
 	free(h->classes);
 	free(h->points);
+	free(h->proc.exe);
+	free(h->proc.go_build_id);
+	free(h->proc.gnu_build_id);
 	if (p) {
+		gc_cycles_free(&p->gc);
 		u64_map_free(&p->objects);
 		u64_map_free(&p->spans);
 		u64_map_free(&p->gstacks);
@@ -324,8 +306,8 @@ static uint64_t size_code(uint64_t size)
 	return 1u << 19 | (pages < (1u << 19) ? pages : (1u << 19) - 1);
 }
 
-static int intern_class(struct heap_replay *h, uint32_t type,
-			uint32_t stack, uint64_t size, uint32_t *idx)
+int hr_intern_class(struct heap_replay *h, uint32_t type, uint32_t stack,
+		    uint64_t size, uint32_t *idx)
 {
 	struct hr_private *p = h->priv;
 	uint64_t key = (uint64_t)type << 44 | (uint64_t)stack << 20 |
@@ -354,94 +336,7 @@ static int intern_class(struct heap_replay *h, uint32_t type,
 	return 0;
 }
 
-/* ---- checkpoints ---- */
-
-static uint64_t *copy_u64(const uint64_t *src, size_t n)
-{
-	uint64_t *d = malloc((n ? n : 1) * sizeof(*d));
-
-	if (d && n)
-		memcpy(d, src, n * sizeof(*d));
-	return d;
-}
-
-static void drop_point(struct hr_point *pt)
-{
-	free(pt->type_live);
-	free(pt->type_live_bytes);
-	free(pt->site_live);
-}
-
-static int take_point(struct heap_replay *h, uint64_t t_ns)
-{
-	struct hr_private *p = h->priv;
-	struct hr_point *pt;
-	uint64_t *tl, *tb;
-	size_t i;
-
-	if (h->npoints == MAX_POINTS) {
-		/* Keep every other one (the first and the newest stay). */
-		size_t j = 1;
-
-		for (i = 1; i < h->npoints; i++) {
-			if (i % 2 && i != h->npoints - 1)
-				drop_point(&h->points[i]);
-			else
-				h->points[j++] = h->points[i];
-		}
-		h->npoints = j;
-		p->min_gap_ns = (h->points[h->npoints - 1].t_ns -
-				 h->points[0].t_ns) / (MAX_POINTS / 2);
-	}
-	if (!h->points) {
-		h->points = calloc(MAX_POINTS, sizeof(*h->points));
-		if (!h->points)
-			return -ENOMEM;
-	}
-	tl = malloc((h->ntypes ? h->ntypes : 1) * sizeof(*tl));
-	tb = malloc((h->ntypes ? h->ntypes : 1) * sizeof(*tb));
-	pt = &h->points[h->npoints];
-	memset(pt, 0, sizeof(*pt));
-	pt->site_live = copy_u64(p->site_live, h->nsites);
-	if (!tl || !tb || !pt->site_live) {
-		free(tl);
-		free(tb);
-		free(pt->site_live);
-		return -ENOMEM;
-	}
-	for (i = 0; i < h->ntypes; i++) {
-		tl[i] = h->types[i].c.live;
-		tb[i] = h->types[i].c.live_bytes;
-		if (tb[i] > h->types[i].peak_live_bytes)
-			h->types[i].peak_live_bytes = tb[i];
-	}
-	pt->type_live = tl;
-	pt->type_live_bytes = tb;
-	pt->ntypes = h->ntypes;
-	pt->nsites = h->nsites;
-	pt->t_ns = t_ns;
-	pt->live = p->objects.len;
-	for (i = 0; i < h->ntypes; i++) {
-		pt->allocs += h->types[i].c.allocs;
-		pt->alloc_bytes += h->types[i].c.alloc_bytes;
-		pt->frees += h->types[i].c.frees;
-		pt->live_bytes += h->types[i].c.live_bytes;
-	}
-	pt->heap_pages = h->heap_pages;
-	pt->manual_pages = h->manual_pages;
-	pt->stacks = h->stacks_live;
-	pt->stack_bytes = h->stack_bytes;
-	h->npoints++;
-	p->last_point_ns = t_ns;
-	return 0;
-}
-
 /* ---- events ---- */
-
-static uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)
-{
-	return ns > h->t_first_ns ? ns - h->t_first_ns : 0;
-}
 
 /*
  * The interned type of trace type `id`, and the size its entry in this
@@ -482,36 +377,7 @@ static int resolve_type(struct heap_replay *h, struct trace_reader *r,
 	return 0;
 }
 
-static uint64_t object_size(struct heap_replay *h, uint64_t id,
-			    uint64_t type_size)
-{
-	struct hr_private *p = h->priv;
-	uint64_t align = p->info.valid ? p->info.min_heap_align : 8;
-	uint64_t psz = p->info.valid ? p->info.page_size : GO_PAGE_SIZE;
-	uint64_t page = id * align / psz, v, npages, kc;
-	unsigned d;
-
-	for (d = 0; d < SPAN_SEARCH && d <= page; d++) {
-		if (!u64_map_get(&p->spans, page - d + 1, &v))
-			continue;
-		npages = v >> 16;
-		kc = v & 0xffff;
-		if (npages <= d || (kc & 1))
-			break;
-		if ((kc >> 1) == GO_TINY_SPANCLASS && type_size &&
-		    type_size < 16)
-			return type_size;
-		v = go_span_elemsize((uint8_t)(kc >> 1), npages);
-		if (v)
-			return v;
-		break;
-	}
-	h->anom.size_from_type++;
-	return type_size;
-}
-
-static void count_live(struct heap_replay *h, const struct hr_class *c,
-		       int dir)
+void hr_count_live(struct heap_replay *h, const struct hr_class *c, int dir)
 {
 	struct hr_type *t = &h->types[c->type];
 	uint64_t sz = c->size;
@@ -578,8 +444,8 @@ uint64_t heap_replay_lifetime_pct(const struct heap_replay *h, double pct)
 	return 0;
 }
 
-static void free_object(struct heap_replay *h, uint64_t key, uint64_t v,
-			uint64_t now_us)
+static int free_object(struct heap_replay *h, uint64_t key, uint64_t v,
+		       uint64_t now_us, bool swept)
 {
 	struct hr_class *c = &h->classes[v >> TIME_BITS];
 	struct hr_type *t = &h->types[c->type];
@@ -596,13 +462,15 @@ static void free_object(struct heap_replay *h, uint64_t key, uint64_t v,
 		s->c.frees++;
 		s->c.free_bytes += c->size;
 	}
-	count_live(h, c, -1);
+	hr_count_live(h, c, -1);
 	if (born) {
 		uint64_t life = now_us + 1 > born ? now_us + 1 - born : 0;
 
 		h->lifetime_hist[lifetime_bucket(life * 1000)]++;
 		h->lifetimes++;
 	}
+	return hr_object_freed(h, (uint32_t)(v >> TIME_BITS), born, now_us,
+			       key - 1, swept);
 }
 
 static int heap_object(struct heap_replay *h, struct trace_reader *r,
@@ -612,6 +480,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	uint64_t key = e->args[0] + 1, v, now_us, size, tsize;
 	uint32_t type, stack = 0, cls, sid;
 	struct hr_class *c;
+	bool upper;
 	int rc;
 
 	now_us = rel_ns(h, e->ns) / 1000;
@@ -623,12 +492,14 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		if (!alloc)
 			return 0; /* exists: already known */
 		h->anom.alloc_of_live++;
-		free_object(h, key, v, now_us);
+		rc = free_object(h, key, v, now_us, false);
+		if (rc)
+			return rc;
 	}
 	rc = resolve_type(h, r, e->args[1], &type, &tsize);
 	if (rc)
 		return rc;
-	size = object_size(h, e->args[0], tsize);
+	size = hr_object_size(h, e->args[0], tsize, &upper);
 	if (alloc && p->sidecar) {
 		if (!stack_sidecar_lookup(p->sidecar, e->gen, e->args[0],
 					  e->ticks, &sid)) {
@@ -639,7 +510,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		if (!stack)
 			h->anom.no_stack++;
 	}
-	rc = intern_class(h, type, stack, size, &cls);
+	rc = hr_intern_class(h, type, stack, size, &cls);
 	if (rc)
 		return rc;
 	c = &h->classes[cls];
@@ -661,9 +532,12 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		c->exists++;
 		h->types[type].c.exists++;
 	}
-	count_live(h, c, 1);
-	return u64_map_put(&p->objects, key, (uint64_t)cls << TIME_BITS |
-			   (alloc ? now_us + 1 : 0));
+	hr_count_live(h, c, 1);
+	rc = u64_map_put(&p->objects, key, (uint64_t)cls << TIME_BITS |
+			 (alloc ? now_us + 1 : 0));
+	if (rc == 0 && upper)
+		rc = hr_tiny_split(h, e->args[0] - 1);
+	return rc;
 }
 
 static void pages_add(struct heap_replay *h, uint64_t v, int dir)
@@ -770,7 +644,7 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 	t = rel_ns(h, e->ns);
 	if (t >= p->last_point_ns + TICK_NS &&
 	    t >= p->last_point_ns + p->min_gap_ns) {
-		rc = take_point(h, t);
+		rc = hr_take_point(h, t);
 		if (rc)
 			return rc;
 	}
@@ -788,24 +662,34 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 			h->anom.free_of_unknown++;
 			return 0;
 		}
-		free_object(h, e->args[0] + 1, t,
-			    rel_ns(h, e->ns) / 1000);
-		return 0;
+		return free_object(h, e->args[0] + 1, t,
+				   rel_ns(h, e->ns) / 1000, true);
 	default:
 		return stack_event(h, e);
 	}
 }
 
-/* A checkpoint at a generation's end, unless one was just taken. */
-static int gen_end_point(struct heap_replay *h)
+/* The first process record among the sidecars (they all agree). */
+static int keep_process(struct heap_replay *h)
 {
-	struct hr_private *p = h->priv;
-	uint64_t t = rel_ns(h, h->t_last_ns);
+	const struct stack_sidecar_process *sp =
+		stack_sidecar_process(h->priv->sidecar);
+	struct hr_process *hp = &h->proc;
 
-	if (!p->started || (h->npoints && t <= p->last_point_ns) ||
-	    t < p->last_point_ns + p->min_gap_ns)
+	if (hp->valid || !sp)
 		return 0;
-	return take_point(h, t);
+	hp->exe = strdup(sp->exe);
+	hp->go_build_id = strdup(sp->go_build_id);
+	hp->gnu_build_id = strdup(sp->gnu_build_id);
+	if (!hp->exe || !hp->go_build_id || !hp->gnu_build_id)
+		return -ENOMEM;
+	hp->text_start = sp->text_start;
+	hp->text_limit = sp->text_limit;
+	hp->text_offset = sp->text_offset;
+	hp->wall_ns = sp->wall_ns;
+	hp->mono_ns = sp->mono_ns;
+	hp->valid = true;
+	return 0;
 }
 
 int heap_replay_file(struct heap_replay *h, const char *path,
@@ -836,6 +720,8 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 		}
 		if (!rc)
 			h->have_stacks = true;
+		if (!rc && (rc = keep_process(h)))
+			goto out;
 	}
 	h->files++;
 	while ((rc = trace_reader_next_gen(r)) > 0) {
@@ -852,7 +738,7 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 		if (rc)
 			break;
 		h->generations++;
-		rc = gen_end_point(h);
+		rc = hr_gen_end_point(h);
 		if (rc)
 			break;
 	}
@@ -870,50 +756,6 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
-static void leak_rule(struct heap_replay *h, struct hr_leak *lk,
-		      bool site, size_t idx, uint64_t live_bytes_end)
-{
-	size_t n = h->npoints, i;
-	uint64_t floor = UINT64_MAX, prev, end;
-	uint64_t *fl;
-
-	memset(lk, 0, sizeof(*lk));
-	if (n < 4)
-		return;
-	fl = malloc(n * sizeof(*fl));
-	if (!fl)
-		return;
-	for (i = n; i-- > 0;) {
-		const struct hr_point *pt = &h->points[i];
-		uint64_t l = site ? (idx < pt->nsites ? pt->site_live[idx] : 0)
-				  : (idx < pt->ntypes ? pt->type_live[idx] : 0);
-
-		if (l < floor)
-			floor = l;
-		fl[i] = floor;
-	}
-	end = site ? (idx < h->points[n - 1].nsites ?
-		      h->points[n - 1].site_live[idx] : 0)
-		   : (idx < h->points[n - 1].ntypes ?
-		      h->points[n - 1].type_live[idx] : 0);
-	prev = fl[0];
-	for (i = 1; i < n; i++) {
-		if (fl[i] > prev)
-			lk->rises++;
-		prev = fl[i];
-	}
-	lk->steps = (unsigned)(n - 1);
-	lk->floor_start = fl[0];
-	lk->live_end = end;
-	if (end > fl[0] && end)
-		lk->growth_bytes = (uint64_t)((double)(end - fl[0]) *
-					      ((double)live_bytes_end /
-					       (double)end));
-	lk->suspect = lk->rises * 4 >= lk->steps * 3 &&
-		      end >= fl[0] + (fl[0] / 10 > 8 ? fl[0] / 10 : 8);
-	free(fl);
-}
-
 int heap_replay_finish(struct heap_replay *h)
 {
 	struct hr_private *p = h->priv;
@@ -924,15 +766,16 @@ int heap_replay_finish(struct heap_replay *h)
 	/* The last checkpoint is the trace's end, whatever the gap. */
 	if (p->started && (!h->npoints || h->points[h->npoints - 1].t_ns <
 					   rel_ns(h, h->t_last_ns))) {
-		rc = take_point(h, rel_ns(h, h->t_last_ns));
+		rc = hr_take_point(h, rel_ns(h, h->t_last_ns));
 		if (rc)
 			return rc;
 	}
+	hr_objects_finish(h);
 	for (i = 0; i < h->ntypes; i++)
-		leak_rule(h, &h->types[i].leak, false, i,
+		hr_leak_rule(h, &h->types[i].leak, false, i,
 			  h->types[i].c.live_bytes);
 	for (i = 0; i < h->nsites; i++)
-		leak_rule(h, &h->sites[i].leak, true, i,
+		hr_leak_rule(h, &h->sites[i].leak, true, i,
 			  h->sites[i].c.live_bytes);
 	/* Each site's main type: the one it allocated most bytes of. */
 	best = calloc(h->nsites ? h->nsites : 1, sizeof(*best));

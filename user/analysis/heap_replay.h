@@ -7,15 +7,30 @@
  * time (live bytes per type, spans, goroutine stacks).
  *
  * Owns: the live object, span and stack tables (u64_map, one 64-bit value
- * per live object), type and stack interning across files, the leak rule.
+ * per live object), type and stack interning across files, the leak rule,
+ * the GC cycle estimate (gc_cycles.h).
  * Reads files through trace_reader.h and stack sidecars through
  * stack_sidecar.h; prints nothing.
  *
  * Object size: the slot size of the span that holds the object
  * (go_span_elemsize of the span's size class, or the whole span for a
  * large object), except in the tiny-allocator spans (16-byte noscan
- * class), where several objects share one slot: there the type's size if
- * it is below 16.  With no span known, the type's size.
+ * class), where several objects share one 16-byte block and the trace has
+ * no object's own size (HeapObjectAlloc is [id, type]; the type of
+ * make([]byte, n) is uint8 and a string's none): there an object is
+ * counted as the part of its block its ID stands for.  IDs are 8 bytes
+ * apart and a block has at most one live ID per 8-byte half (the tracer
+ * merges later tiny objects into a live half), so an ID in the upper half
+ * counts 8 bytes, one in the lower half 16, and 8 once the upper half of
+ * its block gets an ID while it lives: each block's bytes are counted
+ * once, by the IDs that hold them.  With no span known, the type's size.
+ *
+ * GC cycles are estimated from the frees (gc_cycles.h): C(t) is the
+ * estimated cycle in progress at time t.  An object allocated at a and
+ * freed at f survived max(0, C(f) - C(a) - 1) cycles (the sweep of cycle
+ * C(f) freed it; each cycle between marked it live); one still live at
+ * the end, C(end) - C(a) - 1 (the last cycle may not have swept it yet);
+ * an object that existed before the trace counts from its start (C = 0).
  */
 #ifndef HEAP_REPLAY_H
 #define HEAP_REPLAY_H
@@ -71,6 +86,23 @@ struct hr_class {
 	uint32_t stack;                 /* index + 1; 0 = no stack */
 	uint64_t size;
 	uint64_t allocs, frees, exists, live;
+	uint64_t shortlived;            /* allocated, freed having survived 0
+					   cycles: by the first GC after it */
+	uint64_t survived;              /* survived >= HR_SURVIVED_CYCLES,
+					   freed since or live at the end */
+	double live_s;                  /* seconds its objects were live in
+					   the trace, summed */
+};
+
+/* The cycles an object must survive to count as survived. */
+#define HR_SURVIVED_CYCLES 2
+
+/* The process record of the first stack sidecar that has one. */
+struct hr_process {
+	bool valid;
+	char *exe, *go_build_id, *gnu_build_id;
+	uint64_t text_start, text_limit, text_offset;
+	uint64_t wall_ns, mono_ns;      /* one moment on both clocks */
 };
 
 /* State at a checkpoint (generation end, or a time tick; see .c). */
@@ -120,6 +152,8 @@ struct heap_replay {
 	 * scaled from samples at this rate (heap_scale.h); 0: full trace. */
 	uint64_t sample_rate;
 	bool have_stacks;               /* a sidecar was read */
+	struct hr_process proc;
+	uint64_t gc_cycles;             /* estimated cycle starts seen */
 
 	/* Goroutine stacks, spans: now and peak. */
 	uint64_t heap_pages, manual_pages, peak_heap_pages, peak_manual_pages;

@@ -81,6 +81,9 @@ int heap_replay_scale(struct heap_replay *h, uint64_t rate)
 		k->frees = scaled(k->frees, f);
 		k->exists = scaled(k->exists, f);
 		k->live = scaled(k->live, f);
+		k->shortlived = scaled(k->shortlived, f);
+		k->survived = scaled(k->survived, f);
+		k->live_s *= f;
 		est_objs += k->allocs;
 		est_bytes += k->allocs * k->size;
 	}

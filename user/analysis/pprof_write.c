@@ -6,9 +6,12 @@
  * proto/profile.proto and streamed through zlib into an atomic_file.
  * What this file adds is the pprof conventions the schema cannot state:
  * one string table with "" at index 0, functions and locations stored once
- * and referred to by non-zero IDs, and the sample types and default that
- * Go's own heap profiles have (runtime/pprof/protomem.go), so `go tool
- * pprof` treats the file like a heap profile of a Go program.
+ * and referred to by non-zero IDs, one location per PC whose lines are the
+ * calls inlined there (innermost first, as runtime/pprof/proto.go writes
+ * them), mappings that say the frames are symbolized, and the first four
+ * sample types and the default that Go's own heap profiles have
+ * (runtime/pprof/protomem.go), so `go tool pprof` treats the file like a
+ * heap profile of a Go program; the types after those are ours.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -29,21 +32,24 @@ typedef Perftools__Profiles__Label pb_label;
 typedef Perftools__Profiles__Location pb_location;
 typedef Perftools__Profiles__Line pb_line;
 typedef Perftools__Profiles__Function pb_function;
+typedef Perftools__Profiles__Mapping pb_mapping;
 
-/* Order of Sample.value, as in Go's heap profiles. */
-enum {
-	VAL_ALLOC_OBJECTS,
-	VAL_ALLOC_SPACE,
-	VAL_INUSE_OBJECTS,
-	VAL_INUSE_SPACE,
-	NVALUES,
-};
+#define NVALUES AP_NVALUES
 
+/* Names and units of Sample.value (alloc_profile.h, README.md). */
 static const char *const value_names[NVALUES][2] = {
-	[VAL_ALLOC_OBJECTS] = { "alloc_objects", "count" },
-	[VAL_ALLOC_SPACE] = { "alloc_space", "bytes" },
-	[VAL_INUSE_OBJECTS] = { "inuse_objects", "count" },
-	[VAL_INUSE_SPACE] = { "inuse_space", "bytes" },
+	[AP_ALLOC_OBJECTS] = { "alloc_objects", "count" },
+	[AP_ALLOC_SPACE] = { "alloc_space", "bytes" },
+	[AP_INUSE_OBJECTS] = { "inuse_objects", "count" },
+	[AP_INUSE_SPACE] = { "inuse_space", "bytes" },
+	[AP_FREED_OBJECTS] = { "freed_objects", "count" },
+	[AP_FREED_SPACE] = { "freed_space", "bytes" },
+	[AP_SHORTLIVED_OBJECTS] = { "shortlived_objects", "count" },
+	[AP_SHORTLIVED_SPACE] = { "shortlived_space", "bytes" },
+	[AP_SURVIVED_OBJECTS] = { "survived_objects", "count" },
+	[AP_SURVIVED_SPACE] = { "survived_space", "bytes" },
+	/* pprof scales only known units; this one it prints as is. */
+	[AP_LIFETIME_SPACE] = { "lifetime_space", "byte-seconds" },
 };
 
 /*
@@ -110,8 +116,10 @@ struct builder {
 	struct dedup func_ix;
 
 	pb_location *locs;
-	pb_line *lines;     /* lines[i] is the one line of locs[i] */
-	size_t nlocs, locs_cap, lines_cap;
+	size_t *loc_line;   /* locs[i]'s lines: lines[loc_line[i]..] */
+	size_t nlocs, locs_cap, loc_line_cap;
+	pb_line *lines;     /* of every location, in order */
+	size_t nlines, lines_cap;
 	struct dedup loc_ix;
 };
 
@@ -122,6 +130,7 @@ static void builder_free(struct builder *b)
 	free(b->funcs);
 	free(b->func_ix.slots);
 	free(b->locs);
+	free(b->loc_line);
 	free(b->lines);
 	free(b->loc_ix.slots);
 }
@@ -221,43 +230,104 @@ static int64_t function_id(struct builder *b, const char *name,
 	return slot->idx1;
 }
 
+/* Room for N more lines in B's pool.  0 or -ENOMEM. */
+static int reserve_lines(struct builder *b, size_t n)
+{
+	size_t cap = b->lines_cap ? b->lines_cap : 64;
+	pb_line *l;
+
+	if (b->nlines + n <= b->lines_cap)
+		return 0;
+	while (cap < b->nlines + n)
+		cap *= 2;
+	l = realloc(b->lines, cap * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	b->lines = l;
+	b->lines_cap = cap;
+	return 0;
+}
+
+/* A location: a PC of a binary and the calls inlined there. */
 struct loc_key {
-	uint64_t pc;
-	uint64_t func_id;
-	int64_t line;
+	uint64_t pc, mapping;
+	const pb_line *lines;     /* innermost first */
+	size_t n;
 };
 
 static bool loc_eq(const struct builder *b, size_t i, const void *key)
 {
 	const struct loc_key *k = key;
+	const pb_line *l = &b->lines[b->loc_line[i]];
+	size_t j;
 
-	return b->locs[i].address == k->pc &&
-	       b->lines[i].function_id == k->func_id &&
-	       b->lines[i].line == k->line;
+	if (b->locs[i].address != k->pc || b->locs[i].mapping_id != k->mapping ||
+	    b->locs[i].n_line != k->n)
+		return false;
+	for (j = 0; j < k->n; j++)
+		if (l[j].function_id != k->lines[j].function_id ||
+		    l[j].line != k->lines[j].line)
+			return false;
+	return true;
 }
 
 /*
- * The location ID of frame F (added if new), or a negative errno.  A
- * location is its PC together with what the PC was symbolized to: the
- * same PC in two binaries of one DIR of traces may be different code.
+ * How many frames from F on make one location: the stack sidecar gives
+ * each call inlined at a PC a frame of its own, all with that PC.  The
+ * run ends at a frame already in it: a function is never inlined into
+ * itself, so that is recursion through one call site (two real frames).
  */
-static int64_t location_id(struct builder *b, const struct stack_frame *f)
+static size_t inline_run(const struct stack_frame *f, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n && f[i].pc == f[0].pc; i++)
+		for (j = 0; j < i; j++)
+			if (f[j].line == f[i].line &&
+			    !strcmp(f[j].func ? f[j].func : "?",
+				    f[i].func ? f[i].func : "?"))
+				return i;
+	return i;
+}
+
+/*
+ * The location ID of frames F[0..N) (one PC; added if new) in MAPPING
+ * (ID, 0 = none), or a negative errno.  A location is its PC together
+ * with what the PC was symbolized to: the same PC in two binaries of one
+ * DIR of traces is different code.
+ */
+static int64_t location_id(struct builder *b, const struct stack_frame *f,
+			   size_t n, uint64_t mapping)
 {
 	pb_location loc = PERFTOOLS__PROFILES__LOCATION__INIT;
-	pb_line line = PERFTOOLS__PROFILES__LINE__INIT;
+	pb_line line_init = PERFTOOLS__PROFILES__LINE__INIT;
 	struct dedup_slot *slot;
 	struct loc_key k;
-	int64_t fid;
+	size_t i;
 	uint64_t h;
 
-	fid = function_id(b, f->func ? f->func : "?", f->file ? f->file : "?");
-	if (fid < 0)
-		return fid;
+	/* The lines go at the end of the pool, kept only if new. */
+	if (reserve_lines(b, n))
+		return -ENOMEM;
 	memset(&k, 0, sizeof(k));
-	k.pc = f->pc;
-	k.func_id = (uint64_t)fid;
-	k.line = f->line;
-	h = fnv1a(FNV_SEED, &k, sizeof(k));
+	k.pc = f[0].pc;
+	k.mapping = mapping;
+	k.lines = &b->lines[b->nlines];
+	k.n = n;
+	h = fnv1a(FNV_SEED, &k.pc, sizeof(k.pc) * 2);
+	for (i = 0; i < n; i++) {
+		int64_t fid = function_id(b, f[i].func ? f[i].func : "?",
+					  f[i].file ? f[i].file : "?");
+		pb_line *l = &b->lines[b->nlines + i];
+
+		if (fid < 0)
+			return fid;
+		*l = line_init;
+		l->function_id = (uint64_t)fid;
+		l->line = f[i].line;
+		h = fnv1a(h, &l->function_id, sizeof(l->function_id));
+		h = fnv1a(h, &l->line, sizeof(l->line));
+	}
 	if (dedup_reserve(&b->loc_ix))
 		return -ENOMEM;
 	slot = dedup_find(&b->loc_ix, h, loc_eq, b, &k);
@@ -265,15 +335,16 @@ static int64_t location_id(struct builder *b, const struct stack_frame *f)
 		return slot->idx1;
 	if (b->nlocs >= MAX_ENTRIES)
 		return -E2BIG;
-	if (!GROW(b->lines, b->nlocs, b->lines_cap, 64) ||
+	if (!GROW(b->loc_line, b->nlocs, b->loc_line_cap, 64) ||
 	    !GROW(b->locs, b->nlocs, b->locs_cap, 64))
 		return -ENOMEM;
 	loc.id = b->nlocs + 1;
-	loc.address = f->pc;
-	line.function_id = k.func_id;
-	line.line = k.line;
+	loc.address = k.pc;
+	loc.mapping_id = mapping;
+	loc.n_line = n;
 	b->locs[b->nlocs] = loc;
-	b->lines[b->nlocs] = line;
+	b->loc_line[b->nlocs] = b->nlines;
+	b->nlines += n;
 	slot->hash = h;
 	slot->idx1 = (uint32_t)++b->nlocs;
 	b->loc_ix.len++;
@@ -291,6 +362,8 @@ struct pointers {
 	pb_location **locs_p;
 	pb_line **lines_p;
 	pb_function **funcs_p;
+	pb_mapping *maps, **maps_p;
+	int64_t *comments;
 };
 
 static void pointers_free(struct pointers *ptr)
@@ -304,6 +377,9 @@ static void pointers_free(struct pointers *ptr)
 	free(ptr->locs_p);
 	free(ptr->lines_p);
 	free(ptr->funcs_p);
+	free(ptr->maps);
+	free(ptr->maps_p);
+	free(ptr->comments);
 }
 
 static int add_samples(struct builder *b, struct pointers *ptr,
@@ -311,7 +387,7 @@ static int add_samples(struct builder *b, struct pointers *ptr,
 {
 	pb_label label_init = PERFTOOLS__PROFILES__LABEL__INIT;
 	pb_sample sample_init = PERFTOOLS__PROFILES__SAMPLE__INIT;
-	size_t i, j, nframes = 0, at = 0;
+	size_t i, j, run, nframes = 0, at = 0;
 	int64_t type_key = 0, id;
 
 	for (i = 0; i < p->nsamples; i++)
@@ -334,17 +410,16 @@ static int add_samples(struct builder *b, struct pointers *ptr,
 
 		*ps = sample_init;
 		ps->location_id = &ptr->loc_ids[at];
-		for (j = 0; j < s->nframes; j++) {
-			id = location_id(b, &s->frames[j]);
+		for (j = 0; j < s->nframes; j += run) {
+			run = inline_run(&s->frames[j], s->nframes - j);
+			id = location_id(b, &s->frames[j], run, s->mapping);
 			if (id < 0)
 				return (int)id;
 			ptr->loc_ids[at++] = (uint64_t)id;
 		}
-		ps->n_location_id = s->nframes;
-		v[VAL_ALLOC_OBJECTS] = s->alloc_objects;
-		v[VAL_ALLOC_SPACE] = s->alloc_space;
-		v[VAL_INUSE_OBJECTS] = s->inuse_objects;
-		v[VAL_INUSE_SPACE] = s->inuse_space;
+		ps->n_location_id = (size_t)(&ptr->loc_ids[at] -
+					     ps->location_id);
+		memcpy(v, s->v, sizeof(s->v));
 		ps->value = v;
 		ps->n_value = NVALUES;
 		if (s->type_name) {
@@ -366,6 +441,60 @@ static int add_samples(struct builder *b, struct pointers *ptr,
 		}
 		ptr->samples_p[i] = ps;
 	}
+	return 0;
+}
+
+/*
+ * P's mappings and comments.  The frames come symbolized (names, files,
+ * lines, inlined calls), so each mapping says so: pprof then leaves them
+ * as they are instead of looking for the binary to symbolize them, and
+ * uses the binary, when it finds it, for the source and disassembly.
+ */
+static int add_mappings(struct builder *b, struct pointers *ptr,
+			pb_profile *msg, const struct alloc_profile *p)
+{
+	pb_mapping init = PERFTOOLS__PROFILES__MAPPING__INIT;
+	int64_t s;
+	size_t i;
+
+	ptr->maps = calloc(p->nmappings + 1, sizeof(*ptr->maps));
+	ptr->maps_p = calloc(p->nmappings + 1, sizeof(*ptr->maps_p));
+	ptr->comments = calloc(p->ncomments + 1, sizeof(*ptr->comments));
+	if (!ptr->maps || !ptr->maps_p || !ptr->comments)
+		return -ENOMEM;
+	for (i = 0; i < p->nmappings; i++) {
+		const struct alloc_profile_mapping *m = &p->mappings[i];
+		pb_mapping *pm = &ptr->maps[i];
+
+		*pm = init;
+		pm->id = i + 1;
+		pm->memory_start = m->start;
+		pm->memory_limit = m->limit;
+		pm->file_offset = m->offset;
+		s = string_index(b, m->file ? m->file : "");
+		if (s < 0)
+			return (int)s;
+		pm->filename = s;
+		s = string_index(b, m->build_id ? m->build_id : "");
+		if (s < 0)
+			return (int)s;
+		pm->build_id = s;
+		pm->has_functions = true;
+		pm->has_filenames = true;
+		pm->has_line_numbers = true;
+		pm->has_inline_frames = true;
+		ptr->maps_p[i] = pm;
+	}
+	for (i = 0; i < p->ncomments; i++) {
+		s = string_index(b, p->comments[i]);
+		if (s < 0)
+			return (int)s;
+		ptr->comments[i] = s;
+	}
+	msg->mapping = ptr->maps_p;
+	msg->n_mapping = p->nmappings;
+	msg->comment = ptr->comments;
+	msg->n_comment = p->ncomments;
 	return 0;
 }
 
@@ -394,19 +523,21 @@ static int build(pb_profile *msg, struct builder *b, struct pointers *ptr,
 		ptr->vt_p[i] = &ptr->vt[i];
 	}
 	err = add_samples(b, ptr, p);
+	if (!err)
+		err = add_mappings(b, ptr, msg, p);
 	if (err)
 		return err;
 
 	/* B's arrays are final now, so pointers into them stay valid. */
 	ptr->locs_p = calloc(b->nlocs + 1, sizeof(*ptr->locs_p));
-	ptr->lines_p = calloc(b->nlocs + 1, sizeof(*ptr->lines_p));
+	ptr->lines_p = calloc(b->nlines + 1, sizeof(*ptr->lines_p));
 	ptr->funcs_p = calloc(b->nfuncs + 1, sizeof(*ptr->funcs_p));
 	if (!ptr->locs_p || !ptr->lines_p || !ptr->funcs_p)
 		return -ENOMEM;
-	for (i = 0; i < b->nlocs; i++) {
+	for (i = 0; i < b->nlines; i++)
 		ptr->lines_p[i] = &b->lines[i];
-		b->locs[i].line = &ptr->lines_p[i];
-		b->locs[i].n_line = 1;
+	for (i = 0; i < b->nlocs; i++) {
+		b->locs[i].line = &ptr->lines_p[b->loc_line[i]];
 		ptr->locs_p[i] = &b->locs[i];
 	}
 	for (i = 0; i < b->nfuncs; i++)
@@ -414,20 +545,22 @@ static int build(pb_profile *msg, struct builder *b, struct pointers *ptr,
 
 	msg->sample_type = ptr->vt_p;
 	msg->n_sample_type = NVALUES;
-	msg->default_sample_type = ptr->vt[VAL_INUSE_SPACE].type;
+	msg->default_sample_type = ptr->vt[AP_INUSE_SPACE].type;
 	/*
 	 * Go's heap profiles sample one allocation per period bytes
-	 * (MemProfileRate); a trace has every allocation, so the period is
-	 * 1 and pprof must not scale anything.
+	 * (MemProfileRate) and carry values already scaled to estimates; a
+	 * full trace has every allocation, so its period is 1, and a
+	 * --memprofilerate trace's is its rate, its values scaled the same
+	 * way (heap_scale.h).  pprof scales nothing either way.
 	 */
 	ptr->period_type = vt_init;
 	s = string_index(b, "space");
 	if (s < 0)
 		return (int)s;
 	ptr->period_type.type = s;
-	ptr->period_type.unit = ptr->vt[VAL_ALLOC_SPACE].unit;
+	ptr->period_type.unit = ptr->vt[AP_ALLOC_SPACE].unit;
 	msg->period_type = &ptr->period_type;
-	msg->period = 1;
+	msg->period = p->period > 1 ? p->period : 1;
 	msg->sample = ptr->samples_p;
 	msg->n_sample = p->nsamples;
 	msg->location = ptr->locs_p;
@@ -531,8 +664,14 @@ static bool profile_is_valid(const struct alloc_profile *p)
 	/* The sample arrays below are nsamples * NVALUES long. */
 	if (p->nsamples > SIZE_MAX / sizeof(int64_t) / NVALUES - 1)
 		return false;
+	if ((p->nmappings && !p->mappings) || (p->ncomments && !p->comments))
+		return false;
+	for (i = 0; i < p->ncomments; i++)
+		if (!p->comments[i])
+			return false;
 	for (i = 0; i < p->nsamples; i++)
-		if (p->samples[i].nframes && !p->samples[i].frames)
+		if ((p->samples[i].nframes && !p->samples[i].frames) ||
+		    p->samples[i].mapping > p->nmappings)
 			return false;
 	return true;
 }

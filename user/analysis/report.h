@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct heap_replay;
 
@@ -30,6 +31,13 @@ struct report_proc {
 int report_load(const char *path, bool use_stacks, struct report_proc **out,
 		size_t *n);
 void report_procs_free(struct report_proc *p, size_t n);
+
+/*
+ * The time in a trace file's name (COMM-PID-YYYYMMDDTHHMMSSZ-NNNNNN.trace,
+ * UTC: when the tracer created the file), in seconds since the epoch.
+ * Returns 0, or -ENOENT for a name not made that way.
+ */
+int report_name_time(const char *path, int64_t *unix_s);
 
 /* argv[0] is the subcommand's name.  Return the exit status. */
 int report_main(int argc, char **argv);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "analysis/heap_replay.h"
 #include "analysis/heap_scale.h"
@@ -49,6 +50,28 @@ static size_t process_len(const char *base)
 	    ts[9] != 'T' || !all_digits(ts + 10, 6) || ts[16] != 'Z')
 		return strlen(base);
 	return (size_t)(ts - base);
+}
+
+int report_name_time(const char *path, int64_t *unix_s)
+{
+	const char *base = strrchr(path, '/');
+	size_t plen;
+	struct tm tm;
+
+	base = base ? base + 1 : path;
+	plen = process_len(base);
+	if (plen == strlen(base))
+		return -ENOENT;
+	/* base + plen is "-YYYYMMDDTHHMMSSZ-", checked by process_len. */
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(base + plen + 1, "%4d%2d%2dT%2d%2d%2dZ", &tm.tm_year,
+		   &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+		   &tm.tm_sec) != 6)
+		return -ENOENT;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*unix_s = (int64_t)timegm(&tm);
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)

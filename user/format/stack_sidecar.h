@@ -28,6 +28,24 @@ struct stack_frame {
 	uint64_t pc;        /* link address (not load address) */
 };
 
+/*
+ * What the daemon knew of the traced process when it wrote the sidecar
+ * (format version 2; a version 1 sidecar has none): where the frames'
+ * PCs come from, so a pprof profile can name the binary, and one moment
+ * on both clocks, so trace timestamps (CLOCK_MONOTONIC) can be dated.
+ */
+struct stack_sidecar_process {
+	const char *exe;           /* executable's path as the kernel names
+				      it (readlink /proc/PID/exe); "" if unknown */
+	const char *go_build_id;   /* .note.go.buildid; "" if none */
+	const char *gnu_build_id;  /* NT_GNU_BUILD_ID in hex; "" if none */
+	uint64_t text_start;       /* the executable segment (PT_LOAD, PF_X) */
+	uint64_t text_limit;       /* at link addresses, page-aligned; */
+	uint64_t text_offset;      /* its file offset; all 0 if unknown */
+	uint64_t wall_ns;          /* CLOCK_REALTIME, ns since the epoch, */
+	uint64_t mono_ns;          /* and CLOCK_MONOTONIC at that moment; 0 */
+};
+
 /* ---- reading (report, pprof) ---- */
 
 struct stack_sidecar;
@@ -56,6 +74,10 @@ int stack_sidecar_lookup(const struct stack_sidecar *s, uint64_t gen,
  */
 int stack_sidecar_frames(const struct stack_sidecar *s, uint32_t stack_id,
 			 const struct stack_frame **frames, size_t *n);
+
+/* The process record, or NULL if the sidecar has none (version 1). */
+const struct stack_sidecar_process *
+stack_sidecar_process(const struct stack_sidecar *s);
 
 void stack_sidecar_close(struct stack_sidecar *s);
 
@@ -97,6 +119,13 @@ int stack_sidecar_writer_add_frame(struct stack_sidecar_writer *w,
 int stack_sidecar_writer_add_stack(struct stack_sidecar_writer *w,
 				   const uint32_t *frame_ids, size_t n,
 				   uint32_t *stack_id);
+
+/*
+ * Writes the process record (strings are copied); at most once, before
+ * the first add_alloc.  Returns 0 or -errno (-EINVAL out of order).
+ */
+int stack_sidecar_writer_set_process(struct stack_sidecar_writer *w,
+				     const struct stack_sidecar_process *p);
 
 /*
  * Records that the HeapObjectAlloc (GEN, ID, TS) of the trace was made by

@@ -63,6 +63,26 @@ static bool const_at(const struct fn *f, size_t c, int reg, uint64_t *val)
 	return false;
 }
 
+/* Like const_at, for a register loaded from a global (MOVQ sym(IP), R). */
+static bool global_at(const struct fn *f, size_t c, int reg, uint64_t *addr)
+{
+	size_t i = c;
+
+	if (f->indirect_jump)
+		return false;
+	while ((i = unique_pred(f, i)) != SIZE_MAX) {
+		const struct isem *s = &f->sem[i];
+
+		if (s->global_regs >> reg & 1) {
+			*addr = s->global_addr;
+			return true;
+		}
+		if (s->wregs >> reg & 1 || s->dreg == reg)
+			return false;
+	}
+	return false;
+}
+
 /*
  * The emulated instructions from which every way to c goes straight to c
  * without writing AX or BX (a probe there sees the call's arguments),
@@ -407,6 +427,9 @@ static int tsrc_cb(const char *name, uint64_t entry, uint64_t size, void *arg)
 			continue;
 		if (ti >= 0 && const_at(&f, i, c->targets[ti].type_reg, &v)) {
 			t.kind = TAF_CVAL_CONST;
+			t.val = v;
+		} else if (ti >= 0 && global_at(&f, i, c->targets[ti].type_reg, &v)) {
+			t.kind = TAF_CVAL_GLOBAL;
 			t.val = v;
 		}
 		/* A slot needs SP offsets and a complete CFG. */

@@ -47,6 +47,8 @@ struct isem {
 	uint32_t wregs;        /* registers written (bit per enum taf_reg) */
 	uint32_t const_regs;   /* ... with a constant (lea rip, mov imm, xor self) */
 	uint64_t const_val;    /* the constant (link address for lea rip) */
+	uint32_t global_regs;  /* ... with the 8 bytes of a global (mov rip) */
+	uint64_t global_addr;  /* the global's link address */
 	int copy;              /* COPY_* below */
 	int dreg, sreg;        /* registers of a copy or an add */
 	int64_t disp;          /* SP-relative displacement of a copy's slot,

@@ -394,6 +394,17 @@ void as_describe(struct fn *f, csh cs, size_t i, const cs_insn *ci)
 			s->disp = m->mem.disp;
 		}
 	}
+	/* MOVQ sym(IP), R: a package variable's value (runtime.convT64's
+	 * uint64Type): read at run time, it is the type the call passes. */
+	if (id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	    is_r64(x->operands[0].reg) && reg_of(x->operands[0].reg) >= 0 &&
+	    reg_of(x->operands[0].reg) < NREGS &&
+	    x->operands[1].type == X86_OP_MEM &&
+	    reg_of(x->operands[1].mem.base) == REG_IP &&
+	    x->operands[1].mem.index == X86_REG_INVALID && x->operands[1].size == 8) {
+		s->global_regs |= 1u << reg_of(x->operands[0].reg);
+		s->global_addr = in->addr + in->len + x->operands[1].mem.disp;
+	}
 	if (id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
 	    x->operands[1].type == X86_OP_IMM && reg_of(x->operands[0].reg) >= 0 &&
 	    reg_of(x->operands[0].reg) < NREGS &&

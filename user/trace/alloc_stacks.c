@@ -16,8 +16,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <bpf/bpf.h>
 
+#include "inspect/binary_ident.h"
 #include "inspect/go_binary.h"
 #include "inspect/go_pclntab.h"
 #include "util/grow.h"
@@ -77,6 +79,10 @@ struct alloc_stacks {
 	uint64_t file_allocs;        /* allocations in w so far */
 	struct u64_map sid_of;       /* res + 1 -> its stack ID in w */
 
+	/* The sidecars' process record ('M'): which binary the PCs are in. */
+	struct binary_ident ident;
+	char *exe;
+
 	struct alloc_stacks_counts c;
 };
 
@@ -108,6 +114,7 @@ int alloc_stacks_new(int map_fd, const struct go_binary *bin,
 	if (go_binary_gofunc(bin, &a->gofunc))
 		a->gofunc = 0;	/* names without inlined calls */
 	a->bias = load_bias;
+	binary_ident_read(bin, &a->ident);
 	u64_map_init(&a->cache_index);
 	u64_map_init(&a->pcs_index);
 	u64_map_init(&a->sid_of);
@@ -407,6 +414,49 @@ int alloc_stacks_close_file(struct alloc_stacks *a)
 	return rc;
 }
 
+int alloc_stacks_set_exe(struct alloc_stacks *a, const char *path)
+{
+	char *p = strdup(path ? path : "");
+
+	if (!p)
+		return -ENOMEM;
+	free(a->exe);
+	a->exe = p;
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	if (clock_gettime(id, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The new sidecar's process record.  The clock pair dates the trace's
+ * timestamps (bpf_ktime_get_ns, CLOCK_MONOTONIC): the wall clock is read
+ * between two monotonic reads and paired with their middle.
+ */
+static int write_process(struct alloc_stacks *a)
+{
+	struct stack_sidecar_process p = {
+		.exe = a->exe ? a->exe : "",
+		.go_build_id = a->ident.go_build_id,
+		.gnu_build_id = a->ident.gnu_build_id,
+		.text_start = a->ident.text_start,
+		.text_limit = a->ident.text_limit,
+		.text_offset = a->ident.text_offset,
+	};
+	uint64_t m0 = clock_ns(CLOCK_MONOTONIC), m1;
+
+	p.wall_ns = clock_ns(CLOCK_REALTIME);
+	m1 = clock_ns(CLOCK_MONOTONIC);
+	p.mono_ns = p.wall_ns ? m0 + (m1 - m0) / 2 : 0;
+	return stack_sidecar_writer_set_process(a->w, &p);
+}
+
 /* Starts the sidecar of TRACE_NAME unless it is the current one. */
 static int switch_file(struct alloc_stacks *a, int dirfd,
 		       const char *trace_name)
@@ -420,6 +470,8 @@ static int switch_file(struct alloc_stacks *a, int dirfd,
 	if (!a->file)
 		return -ENOMEM;
 	rc = stack_sidecar_writer_open_at(dirfd, trace_name, &a->w);
+	if (rc == 0)
+		rc = write_process(a);
 	if (rc)
 		sidecar_failed(a, rc);
 	return rc;
@@ -490,6 +542,7 @@ void alloc_stacks_free(struct alloc_stacks *a)
 	if (!a)
 		return;
 	alloc_stacks_close_file(a);
+	free(a->exe);
 	free(a->frames);
 	free(a->res);
 	free(a->cache);

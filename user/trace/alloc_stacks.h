@@ -38,6 +38,13 @@ int alloc_stacks_new(int map_fd, const struct go_binary *bin,
 		     uint64_t load_bias, struct alloc_stacks **out);
 
 /*
+ * The executable's path as the process names it (readlink of
+ * /proc/PID/exe), for the sidecars' process record; "" if unknown.
+ * 0 or -ENOMEM.
+ */
+int alloc_stacks_set_exe(struct alloc_stacks *a, const char *path);
+
+/*
  * An allocation event (object ID, timestamp as written) of the generation
  * being built, made by BPF stack STACK_ID (< 0: bpf_get_stackid's error)
  * or, when NPCS > 0, by the PCS the record carried (the map had no room),

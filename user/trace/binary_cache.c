@@ -25,6 +25,7 @@
 #include "attach/probe_plan.h"
 #include "attach/profile_rate.h"
 #include "attach/profile_specials.h"
+#include "trace/alloc_stacks.h"
 #include "trace/summary_json.h"
 #include "attach/target.h"
 #include "format/trace_sink.h"
@@ -453,6 +454,8 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	}
 	/* The session owns the target from here on, and borrows bin. */
 	rc = session_start(s, &tg, bin, bias, &so, err, errlen);
+	if (rc == 0 && s->stacks)
+		rc = alloc_stacks_set_exe(s->stacks, be->path);
 	if (rc == 0)
 		rc = add_session(t, s);
 	if (rc) {

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
 		frames[i] = (struct stack_frame){ names[i], "/src/main.go",
 						  (uint32_t)i, 0x401000 + i };
 		samples[i] = (struct alloc_profile_sample){
-			&frames[i], 1, "[]uint8", 1, 64, 1, 64 };
+			&frames[i], 1, "[]uint8", 0, { 1, 64, 1, 64 } };
 	}
 	for (s = 0; s < pic.nseries; s++) {
 		series[s].name = names[s];

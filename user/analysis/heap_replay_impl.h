@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * heap_replay_impl.h - the replay's private state, shared by its files:
+ * heap_replay.c (interning, events, files), heap_replay_points.c
+ * (checkpoints, the leak rule) and heap_replay_objects.c (object sizes,
+ * lifetimes in time and GC cycles).  Included by those files only.
+ */
+#ifndef HEAP_REPLAY_IMPL_H
+#define HEAP_REPLAY_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis/gc_cycles.h"
+#include "analysis/heap_replay.h"
+#include "format/trace_reader.h"
+#include "util/u64_map.h"
+
+#define TICK_NS 100000000ull          /* checkpoint inside long gens */
+#define MAX_POINTS 256
+#define TIME_BITS 40
+#define TIME_MAX ((1ull << TIME_BITS) - 1)
+#define SPAN_SEARCH 16                /* small spans have <= 10 pages */
+
+struct hr_private {
+	struct u64_map objects;       /* id + 1 -> class << 40 | t_us */
+	struct u64_map spans;         /* id + 1 -> npages << 16 | kindclass */
+	struct u64_map gstacks;       /* id + 1 -> order */
+	struct u64_map type_names;    /* name hash -> type index + 1 */
+	struct u64_map class_keys;    /* packed class -> class index + 1 */
+	struct u64_map stack_keys;    /* frames hash -> stack index + 1 */
+	struct u64_map site_keys;     /* frame hash -> site index + 1 */
+	struct u64_map gen_types;     /* trace type id + 1 -> type idx + 1 */
+	struct u64_map file_stacks;   /* sidecar stack id + 1 -> stack + 1 */
+	struct stack_sidecar *sidecar;
+	uint64_t *site_live;          /* per site, now */
+	size_t site_live_cap;
+	size_t types_cap, sites_cap, stacks_cap, classes_cap;
+	uint64_t min_gap_ns, last_point_ns;
+	bool started;
+	struct trace_heap_info info;
+	struct gc_cycles gc;
+};
+
+static inline uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)
+{
+	return ns > h->t_first_ns ? ns - h->t_first_ns : 0;
+}
+
+/* heap_replay.c */
+int hr_intern_class(struct heap_replay *h, uint32_t type, uint32_t stack,
+		    uint64_t size, uint32_t *idx);
+void hr_count_live(struct heap_replay *h, const struct hr_class *c,
+		   int dir);
+
+/* heap_replay_objects.c */
+/*
+ * Size of heap object ID of a type of TYPE_SIZE bytes (heap_replay.h);
+ * *TINY_UPPER says it is the upper half of a tiny block.
+ */
+uint64_t hr_object_size(struct heap_replay *h, uint64_t id,
+			uint64_t type_size, bool *tiny_upper);
+/* The upper half of LOWER_ID's tiny block got an ID: LOWER_ID counts 8. */
+int hr_tiny_split(struct heap_replay *h, uint64_t lower_id);
+/*
+ * Object ID of class CLS, allocated at BORN (us since the start, + 1; 0:
+ * it existed before the trace), was freed at NOW_US; SWEPT: by a sweep
+ * (not an alloc over a live ID).  Counts its lifetime and cycles.
+ */
+int hr_object_freed(struct heap_replay *h, uint32_t cls, uint64_t born,
+		    uint64_t now_us, uint64_t id, bool swept);
+/* Lifetimes and cycles of the objects live at the end. */
+void hr_objects_finish(struct heap_replay *h);
+
+/* heap_replay_points.c */
+int hr_take_point(struct heap_replay *h, uint64_t t_ns);
+int hr_gen_end_point(struct heap_replay *h);
+void hr_leak_rule(struct heap_replay *h, struct hr_leak *lk, bool site,
+		  size_t idx, uint64_t live_bytes_end);
+
+#endif /* HEAP_REPLAY_IMPL_H */

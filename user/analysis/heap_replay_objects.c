@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * heap_replay_objects.c - what the replay knows of one object beyond its
+ * counts: its size (slot, or its part of a tiny block) and, when it goes,
+ * how long it lived and how many GC cycles it survived (heap_replay.h
+ * states the rules; gc_cycles.h how cycles are estimated).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "analysis/heap_replay_impl.h"
+#include "inspect/go_sizeclasses.h"
+
+#define TINY_BLOCK 16
+#define TINY_HALF 8
+
+static uint64_t heap_align(const struct hr_private *p)
+{
+	return p->info.valid ? p->info.min_heap_align : 8;
+}
+
+static uint64_t page_size(const struct hr_private *p)
+{
+	return p->info.valid ? p->info.page_size : GO_PAGE_SIZE;
+}
+
+uint64_t hr_object_size(struct heap_replay *h, uint64_t id,
+			uint64_t type_size, bool *tiny_upper)
+{
+	struct hr_private *p = h->priv;
+	uint64_t align = heap_align(p), psz = page_size(p);
+	uint64_t page = id * align / psz, v, npages, kc;
+	unsigned d;
+
+	*tiny_upper = false;
+	for (d = 0; d < SPAN_SEARCH && d <= page; d++) {
+		if (!u64_map_get(&p->spans, page - d + 1, &v))
+			continue;
+		npages = v >> 16;
+		kc = v & 0xffff;
+		if (npages <= d || (kc & 1))
+			break;
+		if ((kc >> 1) == GO_TINY_SPANCLASS) {
+			/* Spans are page-aligned: the offset in the span
+			 * tells the half of the block. */
+			uint64_t off = (id * align - (page - d) * psz) %
+				       TINY_BLOCK;
+
+			*tiny_upper = off >= TINY_HALF;
+			return *tiny_upper ? TINY_HALF : TINY_BLOCK;
+		}
+		v = go_span_elemsize((uint8_t)(kc >> 1), npages);
+		if (v)
+			return v;
+		break;
+	}
+	h->anom.size_from_type++;
+	return type_size;
+}
+
+/*
+ * Moves live object KEY (map value V) from its class to the same type and
+ * stack at SIZE, with its counts: allocs or exists, live, and the bytes of
+ * its type and site.
+ */
+static int reclass(struct heap_replay *h, uint64_t key, uint64_t v,
+		   uint64_t size)
+{
+	uint32_t from = (uint32_t)(v >> TIME_BITS), to;
+	bool born = (v & TIME_MAX) != 0;
+	struct hr_class *c;
+	struct hr_type *t;
+	int rc;
+
+	c = &h->classes[from];
+	rc = hr_intern_class(h, c->type, c->stack, size, &to);
+	if (rc)
+		return rc;
+	/* hr_intern_class may have moved the array. */
+	c = &h->classes[from];
+	t = &h->types[c->type];
+	hr_count_live(h, c, -1);
+	c->live--;
+	if (born) {
+		c->allocs--;
+		t->c.allocs--;
+		t->c.alloc_bytes -= c->size;
+	} else {
+		c->exists--;
+		t->c.exists--;
+	}
+	if (born && c->stack) {
+		struct hr_site *s = &h->sites[h->stacks[c->stack - 1].site];
+
+		s->c.allocs--;
+		s->c.alloc_bytes -= c->size;
+	}
+	c = &h->classes[to];
+	c->live++;
+	if (born) {
+		c->allocs++;
+		t->c.allocs++;
+		t->c.alloc_bytes += c->size;
+	} else {
+		c->exists++;
+		t->c.exists++;
+	}
+	if (born && c->stack) {
+		struct hr_site *s = &h->sites[h->stacks[c->stack - 1].site];
+
+		s->c.allocs++;
+		s->c.alloc_bytes += c->size;
+	}
+	hr_count_live(h, c, 1);
+	return u64_map_put(&h->priv->objects, key,
+			   (uint64_t)to << TIME_BITS | (v & TIME_MAX));
+}
+
+int hr_tiny_split(struct heap_replay *h, uint64_t lower_id)
+{
+	uint64_t key = lower_id + 1, v;
+
+	if (!key || !u64_map_get(&h->priv->objects, key, &v) ||
+	    h->classes[v >> TIME_BITS].size != TINY_BLOCK)
+		return 0;
+	return reclass(h, key, v, TINY_HALF);
+}
+
+/* Cycles survived by an object born at BORN (0: before the trace). */
+static uint64_t cycles_survived(const struct hr_private *p, uint64_t born,
+				uint64_t at_cycle)
+{
+	uint64_t c0 = born ? gc_cycles_at(&p->gc, (born - 1) * 1000) : 0;
+
+	return at_cycle > c0 + 1 ? at_cycle - c0 - 1 : 0;
+}
+
+static void count_life(struct hr_class *c, uint64_t born, uint64_t now_us)
+{
+	uint64_t from = born ? born - 1 : 0;
+
+	if (now_us > from)
+		c->live_s += (double)(now_us - from) / 1e6;
+}
+
+int hr_object_freed(struct heap_replay *h, uint32_t cls, uint64_t born,
+		    uint64_t now_us, uint64_t id, bool swept)
+{
+	struct hr_private *p = h->priv;
+	struct hr_class *c = &h->classes[cls];
+	uint64_t survived;
+	int rc;
+
+	if (swept) {
+		rc = gc_cycles_on_free(&p->gc,
+				       id * heap_align(p) / page_size(p),
+				       now_us * 1000);
+		if (rc)
+			return rc;
+		h->gc_cycles = p->gc.n;
+	}
+	count_life(c, born, now_us);
+	survived = cycles_survived(p, born, p->gc.n);
+	if (born && !survived)
+		c->shortlived++;
+	if (survived >= HR_SURVIVED_CYCLES)
+		c->survived++;
+	return 0;
+}
+
+void hr_objects_finish(struct heap_replay *h)
+{
+	struct hr_private *p = h->priv;
+	uint64_t end_us = rel_ns(h, h->t_last_ns) / 1000, key, v;
+	size_t it = 0;
+
+	while (u64_map_next(&p->objects, &it, &key, &v)) {
+		struct hr_class *c = &h->classes[v >> TIME_BITS];
+		uint64_t born = v & TIME_MAX;
+
+		count_life(c, born, end_us);
+		if (cycles_survived(p, born, p->gc.n) >= HR_SURVIVED_CYCLES)
+			c->survived++;
+	}
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * stack_sidecar_impl.h - what the sidecar's reader (stack_sidecar.c) and
+ * writer (stack_sidecar_write.c) share: the byte format's constants and
+ * tags (documented in stack_sidecar.c) and small helpers.  Included by
+ * those two files only.
+ */
+#ifndef STACK_SIDECAR_IMPL_H
+#define STACK_SIDECAR_IMPL_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define MAGIC "traceaf-stacks "
+#define VERSION_LINE "2\n"
+#define MAX_STRING 4096
+/* Allocations per 'A' record: bounds the writer's buffer. */
+#define BLOCK_ALLOCS 1024
+/* Smallest encodings, to bound counts by the bytes that remain. */
+#define MIN_ALLOC_BYTES 3
+#define MAX_FILE_SIZE (1ull << 32)
+#define OUT_BUF_SIZE 65536
+/* Fields of an 'M' record this version knows. */
+#define PROC_FIELDS 8
+
+enum rec_tag {
+	TAG_STRING = 'S',
+	TAG_FRAME = 'F',
+	TAG_STACK = 'K',
+	TAG_ALLOCS = 'A',
+	TAG_PROCESS = 'M',
+	TAG_END = 'E',
+};
+
+static const char unknown[] = "?";
+
+static inline uint64_t zigzag(uint64_t delta)
+{
+	return (delta << 1) ^ (uint64_t)((int64_t)delta >> 63);
+}
+
+static inline uint64_t unzigzag(uint64_t v)
+{
+	return (v >> 1) ^ -(v & 1);
+}
+
+/* FNV-1a, for interning; a collision only costs a duplicate record. */
+static inline uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
+}
+
+#define HASH_SEED 0xcbf29ce484222325ull
+
+/* Grows *ARR to hold at least N elements of SIZE bytes (doubling). */
+static inline int reserve(void *arr, size_t *cap, size_t n, size_t size)
+{
+	void **a = arr;
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	while (ncap < n)
+		ncap *= 2;
+	p = reallocarray(*a, ncap, size);
+	if (!p)
+		return -ENOMEM;
+	*a = p;
+	*cap = ncap;
+	return 0;
+}
+
+#endif /* STACK_SIDECAR_IMPL_H */
