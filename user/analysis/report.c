@@ -14,12 +14,14 @@
 #include "analysis/heap_replay.h"
 #include "report.h"
 #include "analysis/report_html.h"
+#include "analysis/report_sections.h"
 
 #define DEFAULT_TOP 15
 #define PICTURE_TYPES 8
 
 struct report_opts {
 	const char *path;
+	const char *base;           /* --base OLD: compare OLD with path */
 	const char *html;
 	bool json, stacks;
 	unsigned top;
@@ -34,6 +36,7 @@ void report_print_help(void)
 "SYNOPSIS\n"
 "    traceaf-bpf report FILE|DIR [--json] [--html OUT] [--top N]\n"
 "                       [--no-stacks]\n"
+"    traceaf-bpf report --base OLD NEW [--json] [--top N] [--no-stacks]\n"
 "\n"
 "DESCRIPTION\n"
 "    Replays the AllocFree events of a trace (one written by traceaf-bpf,\n"
@@ -47,6 +50,10 @@ void report_print_help(void)
 "        live count keeps growing: its floor (the least it is later)\n"
 "        rises at 3/4 of the checkpoints or more and it ends at least\n"
 "        max(8, 10%) above where it started;\n"
+"      - garbage producers: sites (types, without stacks) by the bytes of\n"
+"        their objects the first GC after their allocation freed;\n"
+"      - retention: sites by the bytes of their objects alive after 2 GC\n"
+"        cycles or more (cycles are estimated from the sweeps' frees);\n"
 "      - heap and manual span pages and goroutine stacks.\n"
 "    A DIR is grouped by process (COMM-PID-TIME-SEQ.trace); the files of\n"
 "    one process are read in name order as one timeline.  Traces made with\n"
@@ -54,6 +61,10 @@ void report_print_help(void)
 "    as \"function (file:line)\".\n"
 "\n"
 "OPTIONS\n"
+"    --base OLD\n"
+"        Compare two runs instead: what grew and what shrank from OLD (a\n"
+"        FILE or DIR) to NEW, by type and by allocation site, sorted by\n"
+"        the change in bytes allocated.\n"
 "    --json\n"
 "        One JSON object on stdout instead of text (fields: README.md).\n"
 "    --html OUT\n"
@@ -81,6 +92,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "html", required_argument, NULL, 'H' },
 		{ "top", required_argument, NULL, 't' },
 		{ "no-stacks", no_argument, NULL, 'S' },
+		{ "base", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -113,6 +125,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case 'S':
 			o->stacks = false;
 			break;
+		case 'B':
+			o->base = optarg;
+			break;
 		case 'h':
 			report_print_help();
 			return 0;
@@ -123,7 +138,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "traceaf-bpf: report: give one FILE or DIR; see report --help\n");
+		fprintf(stderr, "traceaf-bpf: report: give one FILE or DIR%s; see report --help\n",
+			o->base ? " after --base OLD" : "");
+		return 2;
+	}
+	if (o->base && o->html) {
+		fprintf(stderr, "traceaf-bpf: report: --html does not go with --base\n");
 		return 2;
 	}
 	o->path = argv[optind];
@@ -473,6 +493,7 @@ static void print_text(const struct report_proc *p,
 		}
 		free(ord);
 	}
+	report_print_cycles(h, o->top);
 
 	printf("\nSPANS AND GOROUTINE STACKS\n");
 	printf("  heap spans:   %llu pages at the end (%s), peak %llu; %llu allocated, %llu freed\n",
@@ -612,6 +633,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 	       (unsigned long long)heap_replay_lifetime_pct(h, 50),
 	       (unsigned long long)heap_replay_lifetime_pct(h, 90),
 	       (unsigned long long)heap_replay_lifetime_pct(h, 99));
+	report_json_cycles(h, top);
 	printf(",\"checkpoints\":%zu,\"leak_suspects\":[", h->npoints);
 	ord = sorted(h, h->ntypes, by_growth);
 	for (i = 0, first = true; ord && i < h->ntypes; i++) {
@@ -770,6 +792,23 @@ out:
 	return rc;
 }
 
+/* report --base OLD NEW. */
+static int report_base(const struct report_opts *o)
+{
+	struct report_proc *old = NULL, *new = NULL;
+	size_t nold = 0, nnew = 0;
+	int rc = 1;
+
+	if (!report_load(o->base, o->stacks, &old, &nold) &&
+	    !report_load(o->path, o->stacks, &new, &nnew))
+		rc = report_diff(old, nold, new, nnew, o->top, o->json);
+	report_procs_free(old, nold);
+	report_procs_free(new, nnew);
+	if (fflush(stdout))
+		rc = 1;
+	return rc;
+}
+
 int report_main(int argc, char **argv)
 {
 	struct report_proc *procs = NULL;
@@ -780,6 +819,8 @@ int report_main(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	if (o.base)
+		return report_base(&o);
 	if (report_load(o.path, o.stacks, &procs, &n))
 		return 1;
 	if (o.json) {

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * report_cycles.c - the report's sections that count objects in GC cycles
+ * (heap_replay's per-class shortlived and survived counts; cycles are
+ * estimated from sweeps, gc_cycles.h):
+ *   - garbage producers: allocation sites (types, without stacks) by the
+ *     bytes of their objects that the first GC after their allocation
+ *     freed: what keeps the collector busy;
+ *   - retention: sites by the bytes of their objects that survived at
+ *     least HR_SURVIVED_CYCLES cycles: what the heap holds on to.
+ */
+#include "report_sections.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/heap_replay.h"
+
+/* One row: a site (stack's innermost frame) or, without stacks, a type. */
+struct cyc_row {
+	uint32_t site;        /* site index + 1; 0: by type */
+	uint32_t type;
+	uint64_t objects, bytes, alloc_bytes;
+};
+
+static int row_by_bytes(const void *a, const void *b)
+{
+	const struct cyc_row *x = a, *y = b;
+
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+}
+
+/*
+ * Rows of section `which` (0: shortlived, 1: survived), largest first;
+ * *n rows with bytes > 0.  NULL on allocation failure.
+ */
+static struct cyc_row *cyc_rows(const struct heap_replay *h, int which,
+				size_t *n)
+{
+	size_t nkeys = h->nsites + h->ntypes + 1, i, k = 0;
+	struct cyc_row *rows = calloc(nkeys, sizeof(*rows)), *out;
+
+	*n = 0;
+	if (!rows)
+		return NULL;
+	for (i = 0; i < h->nclasses; i++) {
+		const struct hr_class *c = &h->classes[i];
+		uint64_t objs = which ? c->survived : c->shortlived;
+		/* Sites first, then types for the classes without a stack. */
+		size_t key = c->stack ? h->stacks[c->stack - 1].site :
+			     h->nsites + c->type;
+		struct cyc_row *r = &rows[key];
+
+		r->site = c->stack ? (uint32_t)key + 1 : 0;
+		if (!r->objects && !r->alloc_bytes)
+			r->type = c->type;
+		r->objects += objs;
+		r->bytes += objs * c->size;
+		r->alloc_bytes += c->allocs * c->size;
+	}
+	out = rows;
+	for (i = 0; i < nkeys; i++)
+		if (rows[i].bytes)
+			out[k++] = rows[i];
+	qsort(out, k, sizeof(*out), row_by_bytes);
+	*n = k;
+	return out;
+}
+
+static const char *row_type(const struct heap_replay *h, const struct cyc_row *r)
+{
+	uint32_t t = r->site ? h->sites[r->site - 1].top_type : r->type;
+
+	return t < h->ntypes ? h->types[t].name : "?";
+}
+
+static void human(uint64_t b, char *buf, size_t len)
+{
+	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int i = 0;
+
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, u[i]);
+}
+
+static void print_section(const struct heap_replay *h, int which,
+			  unsigned top)
+{
+	struct cyc_row *rows;
+	size_t n, i;
+	char b[32];
+
+	rows = cyc_rows(h, which, &n);
+	if (!rows)
+		return;
+	if (which == 0)
+		printf("\nGARBAGE PRODUCERS (top %u %s by bytes the first GC after their allocation freed; %" PRIu64 " GC cycles, estimated from sweeps)\n",
+		       top, h->nsites ? "sites" : "types", h->gc_cycles);
+	else
+		printf("\nRETENTION (top %u %s by bytes alive after %d GC cycles or more)\n",
+		       top, h->nsites ? "sites" : "types", HR_SURVIVED_CYCLES);
+	if (!n)
+		printf("  none\n");
+	for (i = 0; i < n && i < top; i++) {
+		const struct cyc_row *r = &rows[i];
+
+		human(r->bytes, b, sizeof(b));
+		printf("  %10s %10" PRIu64 " objects %5.1f%% of its bytes  ", b,
+		       r->objects,
+		       r->alloc_bytes ? 100.0 * (double)r->bytes /
+					(double)r->alloc_bytes : 0.0);
+		if (r->site) {
+			const struct stack_frame *f = &h->sites[r->site - 1].frame;
+
+			printf("%s (%s:%u) %s\n", f->func, f->file, f->line,
+			       row_type(h, r));
+		} else {
+			printf("%s\n", row_type(h, r));
+		}
+	}
+	free(rows);
+}
+
+void report_print_cycles(const struct heap_replay *h, unsigned top)
+{
+	print_section(h, 0, top);
+	print_section(h, 1, top);
+}
+
+static void json_escaped(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_section(const struct heap_replay *h, int which,
+			 unsigned top)
+{
+	struct cyc_row *rows;
+	size_t n, i;
+
+	printf(",\"%s\":[", which ? "retention" : "garbage_producers");
+	rows = cyc_rows(h, which, &n);
+	for (i = 0; rows && i < n && i < top; i++) {
+		const struct cyc_row *r = &rows[i];
+
+		if (i)
+			putchar(',');
+		printf("{\"site\":");
+		if (r->site) {
+			const struct stack_frame *f = &h->sites[r->site - 1].frame;
+
+			printf("{\"func\":");
+			json_escaped(f->func);
+			printf(",\"file\":");
+			json_escaped(f->file);
+			printf(",\"line\":%u}", f->line);
+		} else {
+			printf("null");
+		}
+		printf(",\"type\":");
+		json_escaped(row_type(h, r));
+		printf(",\"objects\":%" PRIu64 ",\"bytes\":%" PRIu64
+		       ",\"alloc_bytes\":%" PRIu64 "}", r->objects, r->bytes,
+		       r->alloc_bytes);
+	}
+	putchar(']');
+	free(rows);
+}
+
+void report_json_cycles(const struct heap_replay *h, unsigned top)
+{
+	printf(",\"gc_cycles\":%" PRIu64 ",\"survived_cycles\":%d",
+	       h->gc_cycles, HR_SURVIVED_CYCLES);
+	json_section(h, 0, top);
+	json_section(h, 1, top);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * report_sections.h - report sections kept out of report.c: the ones in
+ * GC cycles (report_cycles.c) and the comparison of two runs
+ * (report_diff.c).
+ */
+#ifndef REPORT_SECTIONS_H
+#define REPORT_SECTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct heap_replay;
+struct report_proc;
+
+/* GARBAGE PRODUCERS and RETENTION, text; and as JSON members (each
+ * starting with a comma) of a process object. */
+void report_print_cycles(const struct heap_replay *h, unsigned top);
+void report_json_cycles(const struct heap_replay *h, unsigned top);
+
+/*
+ * report --base OLD NEW: what grew and what shrank from OLD's processes
+ * to NEW's (all of each side summed), by type and, when both have
+ * stacks, by allocation site; text or JSON.  0, or 1 on failure.
+ */
+int report_diff(const struct report_proc *old, size_t nold,
+		const struct report_proc *new, size_t nnew, unsigned top,
+		bool json);
+
+#endif /* REPORT_SECTIONS_H */
