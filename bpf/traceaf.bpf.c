@@ -125,6 +125,23 @@ static __always_inline void fill_hdr(struct taf_rec_hdr *h, __u16 kind,
 	h->flags = 0;
 }
 
+/*
+ * Waking the reader costs the probed thread an irq_work (and an IPI) per
+ * record, several times the probe itself, and flag 0 wakes it whenever
+ * it has caught up, which a fast reader nearly always has: once per
+ * record.  The daemon reads the ring after every poll timeout anyway
+ * (user/trace/tracer.c read_ring), so every record is submitted quietly
+ * and only one that finds the ring an eighth full wakes the reader
+ * before the timeout, long before a burst could fill it.
+ */
+static __always_inline __u64 submit_flags(void)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+
+	return avail >= size / 8 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline const struct taf_layout *layout_of(struct pt_regs *ctx)
 {
 	__u32 idx = TAF_COOKIE_LAYOUT(bpf_get_attach_cookie(ctx));
@@ -280,7 +297,7 @@ int alloc_exit(struct pt_regs *ctx)
 	rec->addr = ctx->ax;
 	rec->type = type;
 	rec->size = size;
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
@@ -345,7 +362,7 @@ int span_sweep(struct pt_regs *ctx)
 		__builtin_memset(rec->mark_bits, 0xff, sizeof(rec->mark_bits));
 		rec->read_errors |= 2;
 	}
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
@@ -372,7 +389,7 @@ int span_init(struct pt_regs *ctx)
 	rec->alloc_type = ctx->cx & 0xff;
 	rec->spanclass = ctx->di & 0xff;
 	__builtin_memset(rec->pad, 0, sizeof(rec->pad));
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
@@ -387,7 +404,7 @@ static __always_inline int emit_addr(__u16 kind, __u64 addr)
 	}
 	fill_hdr(&rec->hdr, kind, sizeof(*rec));
 	rec->addr = addr;
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
@@ -425,7 +442,7 @@ int stack_alloc(struct pt_regs *ctx)
 	fill_hdr(&rec->hdr, TAF_REC_STACK_ALLOC, sizeof(*rec));
 	rec->lo = ctx->ax;
 	rec->hi = ctx->bx;
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
@@ -471,26 +488,19 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	rec->ino = BPF_CORE_READ(inode, i_ino);
 	rec->dev = BPF_CORE_READ(inode, i_sb, s_dev);
 	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
-	/* Best effort: without the hint the main ring's record still counts. */
+	/*
+	 * Best effort: without the hint the main ring's record still counts.
+	 * The hint alone wakes the reader at once: under --all a process of
+	 * a new executable runs unprobed until the daemon reads it, and an
+	 * exec is rare next to allocations (one wakeup per exec costs
+	 * nothing).  The record in the main ring is only read in order.
+	 */
 	bpf_ringbuf_output(&exec_hints, rec, sizeof(*rec), BPF_RB_FORCE_WAKEUP);
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
 /* --- allocation sites (user/inspect/alloc_sites.h) -------------------------- */
-
-/*
- * Waking the reader on every record costs the probed thread an irq_work
- * (and an IPI) per allocation, several times the probe itself. The daemon
- * polls with a timeout anyway: wake it only once the ring is an eighth full.
- */
-static __always_inline __u64 submit_flags(void)
-{
-	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
-
-	return avail >= size / 8 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-}
 
 /* Site descriptors, indexed by TAF_COOKIE_SITE(cookie). */
 struct {

@@ -87,6 +87,12 @@ void tracer_say(const char *fmt, ...)
 
 /* ---- the loop --------------------------------------------------------- */
 
+/*
+ * Longest wait for records: signals end it early (no SA_RESTART), exits
+ * and progress lines are looked at after it.
+ */
+#define POLL_MS 100
+
 static uint64_t records_of(const struct session *s)
 {
 	uint64_t n = 0;
@@ -207,6 +213,30 @@ static void cut_generations(struct tracer *t, bool new_file)
 	}
 }
 
+/*
+ * The probes submit quietly (bpf/traceaf.bpf.c submit_flags): a wakeup
+ * comes only once the ring is an eighth full, so the poll mostly ends by
+ * its timeout and the ring is read then, whatever woke us.  The timeout
+ * ends at the next cut: the records of a generation are read before it
+ * is cut, and a cut is not late by a whole poll.
+ */
+static int read_ring(struct tracer *t, uint64_t next_cut)
+{
+	uint64_t now = tracer_now_ns();
+	int timeout = POLL_MS, rc;
+
+	if (next_cut > now && (next_cut - now) / 1000000 < POLL_MS)
+		timeout = (int)((next_cut - now) / 1000000);
+	else if (next_cut <= now)
+		timeout = 0;
+	t->poll_started = now;
+	t->yield_poll = false;
+	rc = ring_buffer__poll(t->rb, timeout);
+	if (rc >= 0 && !t->yield_poll)
+		rc = ring_buffer__consume(t->rb);
+	return rc;
+}
+
 static void run_loop(struct tracer *t)
 {
 	uint64_t start = tracer_now_ns(), next_cut, next_progress;
@@ -218,9 +248,7 @@ static void run_loop(struct tracer *t)
 		uint64_t now;
 		int rc;
 
-		t->poll_started = tracer_now_ns();
-		t->yield_poll = false;
-		rc = ring_buffer__poll(t->rb, 100);
+		rc = read_ring(t, next_cut);
 		if (rc < 0 && rc != -EINTR && rc != -ECANCELED) {
 			tracer_say("reading the ring buffer failed: %s", strerror(-rc));
 			break;
