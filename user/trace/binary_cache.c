@@ -337,7 +337,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		.keep_files = t->opt->rotate_files,
 		.sample = t->opt->sample,
 		.stacks = t->opt->stacks,
-		.stack_map_fd = probes_stack_map_fd(&t->probes),
+		.known_stacks_fd = probes_known_stacks_fd(&t->probes),
 		.memprofilerate = t->opt->memprofilerate,
 	};
 	struct go_binary *bin = NULL;

@@ -104,7 +104,8 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 
 	s->heap = shadow_heap_new(0);
 	if (!s->heap ||
-	    (o->stacks && alloc_stacks_new(o->stack_map_fd, bin, load_bias,
+	    (o->stacks && alloc_stacks_new(o->known_stacks_fd,
+					   (uint32_t)t->pid, bin, load_bias,
 					   &s->stacks))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -240,8 +241,7 @@ int session_emit_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
 	/* The sidecar keys it by the timestamp as written. */
 	if (rc == 0 && st->stack)
 		alloc_stacks_note(s->stacks, id, tw_gen_last_event_ts(s->gen),
-				  st->stack->stack_id, st->pcs, st->nr_pcs,
-				  st->stack->ret);
+				  st->stack->stack_hash);
 	return rc;
 }
 
@@ -605,12 +605,38 @@ static void forget_tiny_span(struct session *s, uint64_t base)
 		u64_map_del(&s->tiny_upper, a);
 }
 
+/*
+ * --stacks: the view of an allocation record's stack, and the stack learnt
+ * from it whatever becomes of the record: a stack comes whole only once.
+ */
+static void stack_of(struct session *s, const void *data, size_t len,
+		     struct alloc_stack_view *st)
+{
+	const struct taf_rec_heap_alloc *r = data;
+	const struct taf_rec_heap_alloc_pcs *rp = data;
+
+	if (!s->stacks || len < sizeof(*st->stack) ||
+	    !(r->hdr.flags & TAF_ALLOC_F_STACK))
+		return;
+	st->stack = data;
+	if (len >= sizeof(*rp)) {
+		st->pcs = (const uint64_t *)rp->pcs;
+		st->nr_pcs = rp->nr_pcs < TAF_STACK_DEPTH ? rp->nr_pcs :
+			     TAF_STACK_DEPTH;
+	}
+	alloc_stacks_record(s->stacks, st->stack->stack_hash, st->pcs,
+			    st->nr_pcs, st->stack->ret);
+}
+
 int session_record(struct session *s, const void *data, size_t len)
 {
 	const struct taf_rec_hdr *h = data;
+	struct alloc_stack_view st = { 0 };
 
 	if (len < sizeof(*h) || h->len > len)
 		return -EINVAL;
+	if (h->kind == TAF_REC_HEAP_ALLOC)
+		stack_of(s, data, len, &st);
 	if (!s->started || h->ts < s->start_ts) {
 		/* Before the snapshot: its effect is already in the shadow. */
 		s->counts.before_start++;
@@ -628,20 +654,9 @@ int session_record(struct session *s, const void *data, size_t len)
 	switch (h->kind) {
 	case TAF_REC_HEAP_ALLOC: {
 		const struct taf_rec_heap_alloc *r = data;
-		struct alloc_stack_view st = { 0 };
 
 		if (len < sizeof(*r))
 			return -EINVAL;
-		if (s->stacks && (r->hdr.flags & TAF_ALLOC_F_STACK) &&
-		    len >= sizeof(*st.stack)) {
-			st.stack = data;
-			if (st.stack->nr_pcs &&
-			    len >= sizeof(struct taf_rec_heap_alloc_pcs)) {
-				st.pcs = (const uint64_t *)
-					((const struct taf_rec_heap_alloc_pcs *)data)->pcs;
-				st.nr_pcs = st.stack->nr_pcs;
-			}
-		}
 		if (r->hdr.flags & TAF_ALLOC_F_SAMPLED)
 			return session_sampled_alloc(s, r, &st);
 		return on_heap_alloc(s, r, &st);

@@ -42,8 +42,8 @@ struct session_opts {
 	uint64_t rotate_size;
 	unsigned keep_files;
 	unsigned sample;     /* --sample: keep 1 heap allocation in N (0, 1: all) */
-	bool stacks;         /* --stacks: sidecars from stack map stack_map_fd */
-	int stack_map_fd;
+	bool stacks;         /* --stacks: stack sidecars */
+	int known_stacks_fd; /* the probes' (PID, stack hash) map */
 	uint64_t memprofilerate; /* --memprofilerate: the runtime samples */
 };
 
@@ -78,7 +78,7 @@ struct session_counts {
 	/* --stacks: allocations written with a stack in a sidecar, without
 	 * one (unreadable), with one but not written. */
 	uint64_t stacks_with, stacks_without, stacks_lost;
-	uint64_t stacks_inline;  /* carried by the record: no room in the map */
+	uint64_t stacks_inline;  /* records that carried their PCs (first of a stack) */
 };
 
 struct session {

@@ -19,7 +19,7 @@
  */
 struct alloc_stack_view {
 	const struct taf_rec_heap_alloc_stack *stack;
-	const uint64_t *pcs;    /* the stack itself: no room in the map */
+	const uint64_t *pcs;    /* the stack itself: its first record */
 	uint32_t nr_pcs;
 };
 

@@ -279,7 +279,7 @@ static void run_loop(struct tracer *t)
 			tracer_print_status(t);
 		}
 		if (t->opt->verbose && now >= next_progress) {
-			tracer_print_progress(t, "");
+			tracer_print_progress(t, "", true);
 			next_progress = now + 1000000000ull;
 		}
 		if (t->opt->duration_ns && now - start >= t->opt->duration_ns)
@@ -335,7 +335,7 @@ int tracer_run(const struct taf_options *opt)
 	}
 	/* Exec is watched in every mode: -p stops when its target exec's. */
 	rc = probes_load(&t.probes, (uint64_t)opt->ringbuf_mb << 20, true,
-			 opt->all, opt->stacks ? TAF_STACK_MAP_ENTRIES : 0,
+			 opt->all, opt->stacks ? TAF_KNOWN_STACKS : 0,
 			 err, sizeof(err));
 	if (rc) {
 		tracer_say("%s", err);
@@ -393,7 +393,7 @@ out:
 			      stop_signal ? "signal" : "stopped");
 	}
 	if (!failed || t.processes_seen) {
-		tracer_print_progress(&t, "done: ");
+		tracer_print_progress(&t, "done: ", false);
 		if (t.done.tiny_merged && t.processes_seen > 1)
 			tracer_say("%llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
 			    (unsigned long long)t.done.tiny_merged);
