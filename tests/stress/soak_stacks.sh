@@ -63,12 +63,12 @@ awk -v p="$peak" -v b="$base" -v s="$RSS_SLACK_PCT" \
 	'BEGIN { exit !(p <= b * (1 + s / 100) || p - b <= 8192) }' ||
 	fail "daemon RSS grew after ${at} s: $base -> $peak KiB"
 
-line=$(grep 'stacks: .* sent whole' "$LOG" | tail -n 1)
+line=$(grep '^traceaf-bpf: stacks: .* sent whole' "$LOG" | tail -n 1)
 seen=$(sed -n 's/.*stacks: \([0-9]*\) allocations with a stack record.*/\1/p' <<<"$line")
 whole=$(sed -n 's/.*, \([0-9]*\) sent whole.*/\1/p' <<<"$line")
 [ -n "$seen" ] && [ "$seen" -gt 0 ] || fail "no --stacks counts in the -v lines: $line"
 echo "soak: $seen allocations with a stack record, $whole sent whole" \
-	"($(awk -v w="$whole" -v s="$seen" 'BEGIN { printf "%.2f", 100 * w / s }') %); $(sed -n 's/.*stale; \(.*\)/\1/p' <<<"$line")"
+	"($(awk -v w="$whole" -v s="$seen" 'BEGIN { printf "%.2f", 100 * w / s }') %)"
 awk -v w="$whole" -v s="$seen" -v m="$MAX_WHOLE_PCT" 'BEGIN { exit !(w <= s * m / 100) }' ||
 	fail "more than $MAX_WHOLE_PCT % of stacks sent whole: $whole of $seen"
 
