@@ -334,6 +334,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	struct session_opts so = {
 		.dir = t->opt->output_dir,
 		.rotate_size = t->opt->rotate_size,
+		.gen_size = t->opt->gen_size,
 		.keep_files = t->opt->rotate_files,
 		.sample = t->opt->sample,
 		.stacks = t->opt->stacks,

@@ -68,6 +68,18 @@ static int read_min_page_heap_addr(struct session *s, uint64_t *out)
 	return -ENOENT;
 }
 
+/* The size that cuts a generation early: session.h SESSION_GEN_SIZE_*. */
+static uint64_t gen_cap_of(const struct session_opts *o)
+{
+	uint64_t cap = o->gen_size, quarter = o->rotate_size / 4;
+
+	if (!cap || !o->rotate_size)
+		return cap;
+	if (quarter < SESSION_GEN_SIZE_MIN)
+		quarter = SESSION_GEN_SIZE_MIN;
+	return cap < quarter ? cap : quarter;
+}
+
 int session_start(struct session *s, struct target *t, struct go_binary *bin,
 		  uint64_t load_bias, const struct session_opts *o, char *err,
 		  size_t errlen)
@@ -83,6 +95,7 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	s->go_minor = go_binary_build_info(bin)->minor;
 	s->started_realtime = (uint64_t)time(NULL);
 	s->sample = o->sample > 1 ? o->sample : 1;
+	s->gen_cap = gen_cap_of(o);
 	u64_map_init(&s->type_index);
 	u64_map_init(&s->sized_index);
 	u64_map_init(&s->sampled);
@@ -220,6 +233,7 @@ int session_emit(struct session *s, uint64_t thread, enum tw_event ev,
 	if (s->exists_pending) {
 		s->exists_pending = false;
 		rc = write_exists(s);
+		s->gen_base = tw_gen_event_bytes(s->gen);
 		if (rc)
 			return rc;
 	}
@@ -348,10 +362,15 @@ static int new_generation(struct session *s, bool first)
 			    &s->info, s->last_ts / SESSION_TICK_NS);
 	if (!s->gen)
 		return -ENOMEM;
+	s->gen_base = 0;
 	if (!trace_sink_at_file_start(s->sink))
 		return 0;
-	if (first)
-		return write_exists(s);
+	if (first) {
+		int rc = write_exists(s);
+
+		s->gen_base = tw_gen_event_bytes(s->gen);
+		return rc;
+	}
 	s->exists_pending = true;
 	return 0;
 }
@@ -628,7 +647,7 @@ static void stack_of(struct session *s, const void *data, size_t len,
 			    st->nr_pcs, st->stack->ret);
 }
 
-int session_record(struct session *s, const void *data, size_t len)
+static int record(struct session *s, const void *data, size_t len)
 {
 	const struct taf_rec_hdr *h = data;
 	struct alloc_stack_view st = { 0 };
@@ -715,6 +734,22 @@ int session_record(struct session *s, const void *data, size_t len)
 	default:
 		return 0;
 	}
+}
+
+int session_record(struct session *s, const void *data, size_t len)
+{
+	int rc = record(s, data, len);
+
+	/*
+	 * Cut by size too (session.h SESSION_GEN_SIZE_DEFAULT), counting
+	 * only the events after a file's exists events: those repeat the
+	 * live heap, which may itself be larger than the cap, and every
+	 * generation must hold some events of its own.
+	 */
+	if (s->gen_cap && s->gen &&
+	    tw_gen_event_bytes(s->gen) - s->gen_base >= s->gen_cap)
+		session_cut(s);
+	return rc;
 }
 
 /* ---- generations ------------------------------------------------------ */

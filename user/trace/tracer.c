@@ -186,18 +186,18 @@ static void cut_generations(struct tracer *t, bool new_file)
 
 	for (i = 0; i < t->nsess; i++) {
 		struct session *s;
-		bool was;
 
 		/* Encoding a busy process's generation takes ms: hints first. */
 		if (t->hints)
 			ring_buffer__consume(t->hints);
 		s = t->sess[i];
-		was = s->sink_failed;
 		if (new_file)
 			session_rotate(s);
 		else
 			session_cut(s);
-		if (s->sink_failed && !was) {
+		/* Failed here, or in a cut by size (session_record). */
+		if (s->sink_failed && !s->sink_failure_said) {
+			s->sink_failure_said = true;
 			/*
 			 * Nothing more can be kept: say so now, and
 			 * stop making the target pay for probes.
