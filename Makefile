@@ -6,6 +6,7 @@
 #   make demo    trace the bundled demo program and print a summary
 #   make bench   performance figures (see BENCHMARKS.md)
 #   make stress  1000 attach/detach cycles + SIGKILLs on a busy Go process (~10 min)
+#   make soak    an hour of --stacks on a busy Go process (SOAK_SECS=3600)
 #   make unit-asan  unit tests built with AddressSanitizer + UBSan, run
 #   make fuzz-short every libFuzzer harness (tests/fuzz) for 10 s each
 #   make compat-table  Go 1.21-1.27 x stripped x PIE matrix into README.md
@@ -49,7 +50,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all deps test unit e2e workloads demo bench clean unit-asan \
-        unit-asan-build fuzz fuzz-short compat-table stress
+        unit-asan-build fuzz fuzz-short compat-table stress soak
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -162,6 +163,12 @@ bench: deps all $(BENCH_BINS)
 # figures are in tests/README.md ("Stress").
 stress: all
 	BUILD=$(BUILD) ./scripts/stress.sh
+
+# The long --stacks run (tests/stress/soak_stacks.sh); its figures are in
+# BENCHMARKS.md ("Soak").  SOAK_SECS=300 for a short one.
+SOAK_SECS ?= 3600
+soak: all
+	BUILD=$(BUILD) SOAK_SECS=$(SOAK_SECS) ./scripts/soak.sh
 
 # tests/e2e/test_compat_matrix.sh's table (re-run when older than the
 # tracer) between the compat-matrix markers of README.md.

@@ -72,10 +72,6 @@ struct {
 	__type(value, struct inflight_val);
 } inflight SEC(".maps");
 
-/* errno values of bpf_get_stackid (vmlinux.h has no errno.h). */
-#define TAF_ENOMEM 12
-#define TAF_EEXIST 17
-
 /*
  * --stacks: set by the loader before load, so without it the verifier
  * drops the stack code and an allocation costs what it did before.
@@ -83,18 +79,34 @@ struct {
 const volatile __u32 capture_stacks = 0;
 
 /*
- * Allocating call stacks (--stacks), deduplicated by the kernel: a record
- * carries a 4-byte key instead of the PCs.  Entries are never replaced
- * (no BPF_F_REUSE_STACKID), so a key the daemon has read stays valid; a
- * full map or a hash collision gives -ENOMEM / -EEXIST, and then the
- * record carries the PCs.  Sized by the loader (1 entry without --stacks).
+ * Allocating call stacks (--stacks), deduplicated by content: a record
+ * carries a 64-bit hash of its PCs and return address, and the PCs
+ * themselves only the first time this process sends that hash, as far
+ * as `known_stacks` remembers.  The daemon keeps every stack it was sent
+ * by hash, so a hash always means the stack it was first sent with: no
+ * kernel stack map whose keys would have to be recycled (it never
+ * forgets an entry, so over hours every record ended up carrying its
+ * PCs), nothing the daemon reads later that could have changed.  An LRU
+ * map: a stack evicted is sent whole once more.  Sized by the loader.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, TAF_STACK_DEPTH * sizeof(__u64));
-} alloc_stacks SEC(".maps");
+	__type(key, struct taf_stack_key);
+	__type(value, __u8);
+} known_stacks SEC(".maps");
+
+/* The walk's PCs, before the record's size is known. */
+struct stack_buf {
+	__u64 pcs[TAF_STACK_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_buf);
+} stack_scratch SEC(".maps");
 
 /* Per-binary runtime layouts, indexed by TAF_COOKIE_LAYOUT(cookie). */
 struct {
@@ -123,6 +135,23 @@ static __always_inline void fill_hdr(struct taf_rec_hdr *h, __u16 kind,
 	h->kind = kind;
 	h->len = len;
 	h->flags = 0;
+}
+
+/*
+ * Waking the reader costs the probed thread an irq_work (and an IPI) per
+ * record, several times the probe itself, and flag 0 wakes it whenever
+ * it has caught up, which a fast reader nearly always has: once per
+ * record.  The daemon reads the ring after every poll timeout anyway
+ * (user/trace/tracer.c read_ring), so every record is submitted quietly
+ * and only one that finds the ring an eighth full wakes the reader
+ * before the timeout, long before a burst could fill it.
+ */
+static __always_inline __u64 submit_flags(void)
+{
+	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+
+	return avail >= size / 8 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 static __always_inline const struct taf_layout *layout_of(struct pt_regs *ctx)
@@ -160,6 +189,30 @@ static __always_inline __u64 stack_depth(struct pt_regs *ctx)
 	return hi > ctx->sp ? hi - ctx->sp : 0;
 }
 
+/* FNV-1a over the PCs and the return address (the daemon's key). */
+static __always_inline __u64 stack_hash(const struct stack_buf *b, __u32 n,
+					__u64 ret)
+{
+	__u64 h = 0xcbf29ce484222325ull ^ ret;
+	__u32 i;
+
+	for (i = 0; i < TAF_STACK_DEPTH && i < n; i++)
+		h = (h ^ b->pcs[i]) * 0x100000001b3ull;
+	return h | 1;	/* 0: no stack */
+}
+
+static __always_inline void *reserve_alloc(__u32 size)
+{
+	struct taf_rec_hdr *h = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!h) {
+		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
+		return NULL;
+	}
+	fill_hdr(h, TAF_REC_HEAP_ALLOC, size);
+	return h;
+}
+
 /*
  * Reserves a heap-alloc record, with its call stack under --stacks (RET_AT:
  * where the probed function's return address is).  NULL when the ring is
@@ -168,49 +221,50 @@ static __always_inline __u64 stack_depth(struct pt_regs *ctx)
 static __always_inline struct taf_rec_heap_alloc *
 reserve_heap_alloc(struct pt_regs *ctx, __u64 ret_at)
 {
+	struct taf_stack_key key = { .pid = bpf_get_current_pid_tgid() >> 32 };
 	struct taf_rec_heap_alloc_stack *rs;
-	struct taf_rec_heap_alloc *rec;
-	__s32 id;
+	struct taf_rec_heap_alloc_pcs *rp;
+	struct stack_buf *b;
+	__u32 zero = 0, n = 0;
+	__u64 ret = 0;
+	__u8 one = 1;
+	long len;
 
-	if (!capture_stacks) {
-		rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-		if (!rec) {
-			stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
-			return NULL;
-		}
-		fill_hdr(&rec->hdr, TAF_REC_HEAP_ALLOC, sizeof(*rec));
-		return rec;
-	}
+	if (!capture_stacks)
+		return reserve_alloc(sizeof(struct taf_rec_heap_alloc));
 	/* Before reserving: the walk is the slow part, hold no ring space. */
-	id = bpf_get_stackid(ctx, &alloc_stacks, BPF_F_USER_STACK);
-	if (id == -TAF_ENOMEM || id == -TAF_EEXIST) {
-		/* No room in the map: the PCs travel in the record. */
-		struct taf_rec_heap_alloc_pcs *rp;
-		long n;
-
-		rp = bpf_ringbuf_reserve(&events, sizeof(*rp), 0);
-		if (!rp) {
-			stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
+	b = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!b)
+		return reserve_alloc(sizeof(struct taf_rec_heap_alloc));
+	len = bpf_get_stack(ctx, b->pcs, sizeof(b->pcs), BPF_F_USER_STACK);
+	if (len > 0)
+		n = (__u32)(len / sizeof(__u64));
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)ret_at))
+		ret = 0;
+	key.hash = n ? stack_hash(b, n, ret) : 0;
+	if (!n || bpf_map_lookup_elem(&known_stacks, &key)) {
+		rs = reserve_alloc(sizeof(*rs));
+		if (!rs)
 			return NULL;
-		}
-		n = bpf_get_stack(ctx, rp->pcs, sizeof(rp->pcs),
-				  BPF_F_USER_STACK);
-		fill_hdr(&rp->s.a.hdr, TAF_REC_HEAP_ALLOC, sizeof(*rp));
-		rp->s.nr_pcs = n > 0 ? (__u32)(n / sizeof(__u64)) : 0;
-		rs = &rp->s;
 	} else {
-		rs = bpf_ringbuf_reserve(&events, sizeof(*rs), 0);
-		if (!rs) {
-			stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
+		/* New to this process: the PCs travel in the record. */
+		rp = reserve_alloc(sizeof(*rp));
+		if (!rp)
 			return NULL;
-		}
-		fill_hdr(&rs->a.hdr, TAF_REC_HEAP_ALLOC, sizeof(*rs));
-		rs->nr_pcs = 0;
+		__builtin_memcpy(rp->pcs, b->pcs, sizeof(rp->pcs));
+		rp->nr_pcs = n;
+		rp->pad = 0;
+		/*
+		 * Known from now on, and only now that this record has its
+		 * place: a record that finds the hash known is reserved after
+		 * this one, and the ring is read in reservation order.
+		 */
+		bpf_map_update_elem(&known_stacks, &key, &one, BPF_ANY);
+		rs = &rp->s;
 	}
 	rs->a.hdr.flags = TAF_ALLOC_F_STACK;
-	rs->stack_id = id;
-	if (bpf_probe_read_user(&rs->ret, sizeof(rs->ret), (void *)ret_at))
-		rs->ret = 0;
+	rs->stack_hash = key.hash;
+	rs->ret = ret;
 	return &rs->a;
 }
 
@@ -280,7 +334,7 @@ int alloc_exit(struct pt_regs *ctx)
 	rec->addr = ctx->ax;
 	rec->type = type;
 	rec->size = size;
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
@@ -345,7 +399,7 @@ int span_sweep(struct pt_regs *ctx)
 		__builtin_memset(rec->mark_bits, 0xff, sizeof(rec->mark_bits));
 		rec->read_errors |= 2;
 	}
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
@@ -372,7 +426,7 @@ int span_init(struct pt_regs *ctx)
 	rec->alloc_type = ctx->cx & 0xff;
 	rec->spanclass = ctx->di & 0xff;
 	__builtin_memset(rec->pad, 0, sizeof(rec->pad));
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
@@ -422,7 +476,7 @@ static __always_inline int emit_addr(__u16 kind, __u64 addr)
 	}
 	fill_hdr(&rec->hdr, kind, sizeof(*rec));
 	rec->addr = addr;
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
@@ -460,7 +514,7 @@ int stack_alloc(struct pt_regs *ctx)
 	fill_hdr(&rec->hdr, TAF_REC_STACK_ALLOC, sizeof(*rec));
 	rec->lo = ctx->ax;
 	rec->hi = ctx->bx;
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
@@ -506,26 +560,19 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	rec->ino = BPF_CORE_READ(inode, i_ino);
 	rec->dev = BPF_CORE_READ(inode, i_sb, s_dev);
 	bpf_get_current_comm(rec->comm, sizeof(rec->comm));
-	/* Best effort: without the hint the main ring's record still counts. */
+	/*
+	 * Best effort: without the hint the main ring's record still counts.
+	 * The hint alone wakes the reader at once: under --all a process of
+	 * a new executable runs unprobed until the daemon reads it, and an
+	 * exec is rare next to allocations (one wakeup per exec costs
+	 * nothing).  The record in the main ring is only read in order.
+	 */
 	bpf_ringbuf_output(&exec_hints, rec, sizeof(*rec), BPF_RB_FORCE_WAKEUP);
-	bpf_ringbuf_submit(rec, 0);
+	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }
 
 /* --- allocation sites (user/inspect/alloc_sites.h) -------------------------- */
-
-/*
- * Waking the reader on every record costs the probed thread an irq_work
- * (and an IPI) per allocation, several times the probe itself. The daemon
- * polls with a timeout anyway: wake it only once the ring is an eighth full.
- */
-static __always_inline __u64 submit_flags(void)
-{
-	__u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
-	__u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
-
-	return avail >= size / 8 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-}
 
 /* Site descriptors, indexed by TAF_COOKIE_SITE(cookie). */
 struct {

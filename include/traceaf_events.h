@@ -51,34 +51,46 @@ struct taf_rec_heap_alloc {
 
 /*
  * TAF_REC_HEAP_ALLOC with --stacks (hdr.flags TAF_ALLOC_F_STACK): the
- * allocating call stack as a key of the `alloc_stacks` map, which holds
- * its user-space PCs (load addresses, innermost first, at most
- * TAF_STACK_DEPTH).  The first PC is the probed instruction; when the
- * probe sits where the allocation function has no frame of its own (at a
- * RET, or in a frameless function) the frame-pointer walk skips its
- * caller, so the return address travels along: the daemon puts it back
- * when the walk's second PC is not it.
+ * allocating call stack as a hash of its user-space PCs (load addresses,
+ * innermost first, at most TAF_STACK_DEPTH) and return address.  The
+ * first record of a process with a hash (as far as the `known_stacks`
+ * map remembers) is a taf_rec_heap_alloc_pcs and carries the PCs; later
+ * ones name it by hash only.  The first PC is the probed instruction;
+ * when the probe sits where the allocation function has no frame of its
+ * own (at a RET, or in a frameless function) the frame-pointer walk
+ * skips its caller, so the return address travels along: the daemon
+ * puts it back when the walk's second PC is not it.
  */
 struct taf_rec_heap_alloc_stack {
 	struct taf_rec_heap_alloc a;
-	__u64 ret;       /* return address of the probed function, 0 if unread */
-	__s32 stack_id;  /* alloc_stacks key, or -errno of bpf_get_stackid */
-	__u32 nr_pcs;    /* PCs in a taf_rec_heap_alloc_pcs, else 0 */
+	__u64 ret;         /* return address of the probed function, 0 if unread */
+	__u64 stack_hash;  /* FNV-1a of PCs and ret; 0: no stack (walk failed) */
 };
 #define TAF_STACK_DEPTH 64
 
-/*
- * When the stack map has no room for a stack (full, or its bucket holds
- * another stack: -ENOMEM, -EEXIST), the record carries the PCs itself
- * (bpf_get_stack): no allocation loses its stack, and only those pay for
- * the bigger record.
- */
+/* A stack new to the process: the PCs (rec.len tells this kind). */
 struct taf_rec_heap_alloc_pcs {
 	struct taf_rec_heap_alloc_stack s;
+	__u32 nr_pcs;
+	__u32 pad;
 	__u64 pcs[TAF_STACK_DEPTH];
 };
-/* Distinct stacks the map keeps: 512 bytes each, 8 MiB in all. */
-#define TAF_STACK_MAP_ENTRIES 16384
+
+/* `known_stacks` key: a stack hash the process has sent its PCs for. */
+struct taf_stack_key {
+	__u32 pid;
+	__u32 pad;
+	__u64 hash;
+};
+
+/*
+ * Stack hashes the kernel remembers as sent, over all processes: about
+ * 100 bytes each, 13 MiB.  A program's distinct allocating stacks are
+ * bounded by its code paths (tests/go/churn: ~33 k, a binary tree's
+ * left/right paths); beyond this the least recently used are sent whole
+ * again.
+ */
+#define TAF_KNOWN_STACKS 131072
 
 /* Bytes of one span bitmap a sweep record carries: 1024 slots at most
  * (8 KiB span of 8-byte objects). */

@@ -363,6 +363,7 @@ int main(int argc, char **argv)
 	struct session_opts so = {
 		.dir = dir, .sample = sample,
 		.rotate_size = rotate ? strtoull(rotate, NULL, 0) : 0,
+		.gen_size = SESSION_GEN_SIZE_DEFAULT,  /* the daemon's */
 	};
 	struct stream st = { .next_page = HEAP_BASE, .ts = 1000000000ull,
 			     .rng = 0x9e3779b97f4a7c15ull };

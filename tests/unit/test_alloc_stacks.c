@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * alloc_stacks: stacks as the kernel's stack map holds them (load
- * addresses, innermost first) become sidecar stacks that start at the
- * allocating user function, with the caller a frame-pointer walk skips
- * put back.  The map is an array map standing in for BPF's stack map
- * (same key and value layout); PCs are knownalloc's (Go 1.27, stripped),
- * moved by a made-up load bias as in a PIE process.
+ * alloc_stacks: stacks as the probes send them (load addresses,
+ * innermost first, the first time; a hash later) become sidecar stacks
+ * that start at the allocating user function, with the caller a
+ * frame-pointer walk skips put back; a hash never sent whole is deleted
+ * from the probes' map of known stacks (a BPF hash map here, same key);
+ * PCs are knownalloc's (Go 1.27, stripped), moved by a made-up load bias
+ * as in a PIE process.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +28,7 @@
 #include "traceaf_events.h"
 
 #define BIAS 0x7f0000000000ull
+#define PID 4242
 
 struct fixture {
 	struct go_binary *bin;
@@ -77,8 +79,8 @@ static int setup(void **state)
 	fx->main_main = mid(fx->t, "main.main");
 	fx->runtime_main = mid(fx->t, "runtime.main");
 
-	fx->map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4,
-				    TAF_STACK_DEPTH * 8, 16, NULL);
+	fx->map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, NULL,
+				    sizeof(struct taf_stack_key), 1, 16, NULL);
 	if (fx->map_fd < 0)
 		fail_msg("cannot create a BPF map (root?): %s",
 			 strerror(errno));
@@ -105,17 +107,25 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Stack KEY of the map: link addresses PCS, loaded at BIAS. */
-static void put_stack(struct fixture *fx, uint32_t key, const uint64_t *pcs,
-		      size_t n)
+/* The first record of stack HASH: link addresses PCS, loaded at BIAS. */
+static void send_whole(struct alloc_stacks *a, uint64_t hash,
+		       const uint64_t *pcs, size_t n, uint64_t ret)
 {
 	uint64_t v[TAF_STACK_DEPTH] = { 0 };
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		v[i] = pcs[i] + BIAS;
-	assert_int_equal(bpf_map_update_elem(fx->map_fd, &key, v, BPF_ANY),
-			 0);
+	alloc_stacks_record(a, hash, v, (uint32_t)n, ret);
+}
+
+/* Whether the probes' map still has (PID, HASH). */
+static bool known(struct fixture *fx, uint64_t hash)
+{
+	struct taf_stack_key key = { .pid = PID, .hash = hash };
+	uint8_t v;
+
+	return bpf_map_lookup_elem(fx->map_fd, &key, &v) == 0;
 }
 
 static struct stack_sidecar *open_sidecar(struct fixture *fx,
@@ -154,34 +164,39 @@ static void test_stacks_start_at_the_allocating_function(void **state)
 	/* The runtime's own allocation: no frame outside the runtime. */
 	uint64_t runtime_only[] = { fx->mallocgc, fx->runtime_main };
 
-	put_stack(fx, 1, whole, 5);
-	put_stack(fx, 2, skipped, 3);
-	put_stack(fx, 3, runtime_only, 2);
-	assert_int_equal(alloc_stacks_new(fx->map_fd, fx->bin, BIAS, &a), 0);
-	alloc_stacks_note(a, 100, 1000, 1, NULL, 0, fx->newobject + 1 + BIAS);
-	alloc_stacks_note(a, 101, 1001, 2, NULL, 0, fx->newnode_ret + BIAS);
-	alloc_stacks_note(a, 102, 1002, 3, NULL, 0, 0);
-	alloc_stacks_note(a, 103, 1003, -EFAULT, NULL, 0, 0);  /* unreadable */
-	alloc_stacks_note(a, 104, 1004, 5, NULL, 0, 0);        /* empty entry */
-	{
-		/* No room in the map: the record carried the PCs. */
-		uint64_t pcs[5];
-		size_t i;
+	struct taf_stack_key k5 = { .pid = PID, .hash = 5 };
+	uint8_t one = 1;
 
-		for (i = 0; i < 5; i++)
-			pcs[i] = whole[i] + BIAS;
-		alloc_stacks_note(a, 105, 1005, -EEXIST, pcs, 5,
-				  fx->newobject + 1 + BIAS);
-		alloc_stacks_note(a, 106, 1006, -ENOMEM, pcs, 5,
-				  fx->newobject + 1 + BIAS);
-	}
+	assert_int_equal(alloc_stacks_new(fx->map_fd, PID, fx->bin, BIAS, &a),
+			 0);
+	send_whole(a, 1, whole, 5, fx->newobject + 1 + BIAS);
+	alloc_stacks_note(a, 100, 1000, 1);
+	send_whole(a, 2, skipped, 3, fx->newnode_ret + BIAS);
+	alloc_stacks_note(a, 101, 1001, 2);
+	send_whole(a, 3, runtime_only, 2, 0);
+	alloc_stacks_note(a, 102, 1002, 3);
+	alloc_stacks_record(a, 0, NULL, 0, 0);          /* the walk failed */
+	alloc_stacks_note(a, 103, 1003, 0);
+	/* Its first record lost: the probes must forget they sent it. */
+	assert_int_equal(bpf_map_update_elem(fx->map_fd, &k5, &one, BPF_ANY),
+			 0);
+	alloc_stacks_record(a, 5, NULL, 0, 0);
+	alloc_stacks_note(a, 104, 1004, 5);
+	assert_false(known(fx, 5));
+	/* Later records: the hash alone, or whole again once evicted. */
+	alloc_stacks_record(a, 1, NULL, 0, fx->newobject + 1 + BIAS);
+	alloc_stacks_note(a, 105, 1005, 1);
+	send_whole(a, 1, whole, 5, fx->newobject + 1 + BIAS);
+	alloc_stacks_note(a, 106, 1006, 1);
 	assert_int_equal(alloc_stacks_gen_written(a, fx->dirfd, "t.trace", 1),
 			 0);
 	assert_int_equal(alloc_stacks_close_file(a), 0);
 	alloc_stacks_get_counts(a, &c);
+	assert_int_equal(c.seen, 7);
 	assert_int_equal(c.with_stack, 5);
-	assert_int_equal(c.inline_pcs, 2);
+	assert_int_equal(c.inline_pcs, 4);
 	assert_int_equal(c.without_stack, 2);
+	assert_int_equal(c.unknown, 1);
 	assert_int_equal(c.lost, 0);
 	assert_int_equal(c.sidecars, 1);
 	alloc_stacks_free(a);
@@ -212,7 +227,7 @@ static void test_stacks_start_at_the_allocating_function(void **state)
 		const struct stack_frame *g;
 		size_t m;
 
-		/* The same stack as ID 1 gives: one sidecar stack. */
+		/* Hash 1 again, by hash or whole: one sidecar stack. */
 		frames_of(s, 1, 106, 1006, &g, &m);
 		assert_ptr_equal(g, f);
 		frames_of(s, 1, 100, 1000, &g, &m);
@@ -251,17 +266,18 @@ static void test_each_file_gets_its_sidecar(void **state)
 	uint32_t sid;
 	size_t n;
 
-	put_stack(fx, 1, whole, 4);
-	assert_int_equal(alloc_stacks_new(fx->map_fd, fx->bin, BIAS, &a), 0);
-	alloc_stacks_note(a, 1, 10, 1, NULL, 0, fx->newobject + 1 + BIAS);
+	assert_int_equal(alloc_stacks_new(fx->map_fd, PID, fx->bin, BIAS, &a),
+			 0);
+	send_whole(a, 1, whole, 4, fx->newobject + 1 + BIAS);
+	alloc_stacks_note(a, 1, 10, 1);
 	assert_int_equal(alloc_stacks_gen_written(a, fx->dirfd, "a.trace", 1),
 			 0);
-	alloc_stacks_note(a, 2, 20, 1, NULL, 0, fx->newobject + 1 + BIAS);
+	alloc_stacks_note(a, 2, 20, 1);
 	alloc_stacks_gen_dropped(a);
 	/* Still being written: only the temporary exists. */
 	snprintf(path, sizeof(path), "%s/a.trace.stacks", fx->dir);
 	assert_int_equal(access(path, F_OK), -1);
-	alloc_stacks_note(a, 3, 30, 1, NULL, 0, fx->newobject + 1 + BIAS);
+	alloc_stacks_note(a, 3, 30, 1);
 	assert_int_equal(alloc_stacks_gen_written(a, fx->dirfd, "b.trace", 1),
 			 0);
 	/* A new file completes the previous one's sidecar. */

@@ -108,7 +108,7 @@ int probes_load(struct probes *p, uint64_t ringbuf_bytes, bool watch_exec,
 	}
 	if (stack_entries) {
 		p->skel->rodata->capture_stacks = 1;
-		rc = bpf_map__set_max_entries(p->skel->maps.alloc_stacks,
+		rc = bpf_map__set_max_entries(p->skel->maps.known_stacks,
 					      stack_entries);
 		if (rc) {
 			snprintf(err, errlen, "cannot size the stack map: %s",
@@ -399,11 +399,11 @@ int probes_exec_hints_fd(const struct probes *p)
 	return bpf_map__fd(p->skel->maps.exec_hints);
 }
 
-int probes_stack_map_fd(const struct probes *p)
+int probes_known_stacks_fd(const struct probes *p)
 {
 	if (!p->skel || !p->skel->rodata->capture_stacks)
 		return -1;
-	return bpf_map__fd(p->skel->maps.alloc_stacks);
+	return bpf_map__fd(p->skel->maps.known_stacks);
 }
 
 int probes_read_stats(const struct probes *p, uint64_t out[TAF_STAT_MAX])

@@ -43,11 +43,11 @@ int probes_load(struct probes *p, uint64_t ringbuf_bytes, bool watch_exec,
 		size_t errlen);
 
 /*
- * `stack_entries` > 0 (--stacks): allocation records carry a call stack,
- * kept in a stack map of that many entries, whose descriptor this returns
- * (-1 without --stacks).
+ * `stack_entries` > 0 (--stacks): allocation records carry a call stack
+ * hash, and the PCs the first time; the map of the (PID, hash) pairs
+ * sent, of that many entries, is this descriptor (-1 without --stacks).
  */
-int probes_stack_map_fd(const struct probes *p);
+int probes_known_stacks_fd(const struct probes *p);
 
 /*
  * Attaches every site of `plan` in `binary_path` (for one process `pid`, or

@@ -325,6 +325,11 @@ uint64_t tw_gen_last_ts(const struct tw_gen *g)
 	return g->nevents ? g->max_ts : g->ts_floor;
 }
 
+size_t tw_gen_event_bytes(const struct tw_gen *g)
+{
+	return g->data_bytes;
+}
+
 size_t tw_gen_size_hint(const struct tw_gen *g)
 {
 	size_t n = 0, i;

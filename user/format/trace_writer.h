@@ -87,6 +87,8 @@ uint64_t tw_gen_last_ts(const struct tw_gen *g);   /* largest ts written */
  * one below its thread's previous event to that one's. */
 uint64_t tw_gen_last_event_ts(const struct tw_gen *g);
 size_t tw_gen_size_hint(const struct tw_gen *g);   /* >= bytes encoded */
+/* Bytes of encoded event data so far: O(1), cheap after every event. */
+size_t tw_gen_event_bytes(const struct tw_gen *g);
 
 /*
  * Encodes the whole generation (event batches, frequency batch, AllocFree

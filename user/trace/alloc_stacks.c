@@ -2,12 +2,15 @@
 /*
  * alloc_stacks.c - BPF stack IDs to symbolized sidecar stacks.
  *
- * A stack is read from the map and symbolized once per (stack ID, return
- * address) and process: the map never replaces an entry (no
- * BPF_F_REUSE_STACKID), so an ID means the same PCs for the map's whole
- * life.  A stack the map had no room for comes in the record, and is
- * symbolized once per distinct PCs.  Per trace file, each symbolized
- * stack is written to the sidecar once, at its first allocation there.
+ * The probes name a stack by a hash of its PCs and return address, and
+ * send the PCs with the first record of that hash (bpf/traceaf.bpf.c
+ * known_stacks): each is symbolized then, once per process, and kept by
+ * hash for good, so a later record's hash always means the stack it was
+ * first sent with.  A hash never sent (its first record lost: dropped
+ * or read before the process was traced) is deleted from the probes'
+ * map, so that it comes whole next time.  Per trace file, each
+ * symbolized stack is written to the sidecar once, at its first
+ * allocation there.
  */
 #include "alloc_stacks.h"
 
@@ -32,26 +35,14 @@ struct resolved {
 	uint32_t first, n;
 };
 
-struct cache_ent {
-	int32_t stack_id;
-	uint64_t ret;
-	uint32_t res;
-};
-
-/* A stack the record carried: pcs_pool[off .. off + n). */
-struct pcs_ent {
-	size_t off;
-	uint32_t n, res;
-	uint64_t ret;
-};
-
 struct pending {
 	uint64_t id, ts;
 	uint32_t res;
 };
 
 struct alloc_stacks {
-	int map_fd;
+	int known_fd;                /* the probes' known_stacks map */
+	uint32_t pid;
 	const struct go_binary *bin;
 	const struct go_pclntab *tab;
 	uint64_t bias;
@@ -61,14 +52,7 @@ struct alloc_stacks {
 	size_t nframes, frames_cap;
 	struct resolved *res;
 	size_t nres, res_cap;
-	struct cache_ent *cache;
-	size_t ncache, cache_cap;
-	struct u64_map cache_index;  /* key_of(stack, ret) -> cache index + 1 */
-	struct pcs_ent *pcs_cache;   /* stacks that came in records */
-	size_t npcs_cache, pcs_cache_cap;
-	uint64_t *pcs_pool;
-	size_t npcs_pool, pcs_pool_cap;
-	struct u64_map pcs_index;    /* hash of PCs and ret -> index + 1 */
+	struct u64_map by_hash;      /* the probes' stack hash -> res + 1 */
 
 	struct pending *pend;        /* the generation being built */
 	size_t npend, pend_cap;
@@ -86,13 +70,6 @@ struct alloc_stacks {
 	struct alloc_stacks_counts c;
 };
 
-static uint64_t key_of(int32_t stack_id, uint64_t ret)
-{
-	uint64_t k = ret * 0x9e3779b97f4a7c15ull ^ (uint32_t)stack_id;
-
-	return k ? k : 1;
-}
-
 static int read_gofunc(void *ctx, uint64_t off, void *buf, size_t len)
 {
 	const struct alloc_stacks *a = ctx;
@@ -100,7 +77,7 @@ static int read_gofunc(void *ctx, uint64_t off, void *buf, size_t len)
 	return go_binary_read(a->bin, a->gofunc + off, buf, len);
 }
 
-int alloc_stacks_new(int map_fd, const struct go_binary *bin,
+int alloc_stacks_new(int known_fd, uint32_t pid, const struct go_binary *bin,
 		     uint64_t load_bias, struct alloc_stacks **out)
 {
 	struct alloc_stacks *a = calloc(1, sizeof(*a));
@@ -108,15 +85,15 @@ int alloc_stacks_new(int map_fd, const struct go_binary *bin,
 	*out = NULL;
 	if (!a)
 		return -ENOMEM;
-	a->map_fd = map_fd;
+	a->known_fd = known_fd;
+	a->pid = pid;
 	a->bin = bin;
 	a->tab = go_binary_pclntab(bin);
 	if (go_binary_gofunc(bin, &a->gofunc))
 		a->gofunc = 0;	/* names without inlined calls */
 	a->bias = load_bias;
 	binary_ident_read(bin, &a->ident);
-	u64_map_init(&a->cache_index);
-	u64_map_init(&a->pcs_index);
+	u64_map_init(&a->by_hash);
 	u64_map_init(&a->sid_of);
 	*out = a;
 	return 0;
@@ -198,7 +175,7 @@ static size_t symbolize(struct alloc_stacks *a, uint64_t pc,
 }
 
 /*
- * Reads stack STACK_ID and symbolizes it.  PCs after the first are return
+ * Symbolizes the N PCS of a stack.  PCs after the first are return
  * addresses: their call instruction (PC - 1) is what is looked up and
  * kept, as Go's tracebacks do.  Returns the resolved index or -errno.
  */
@@ -268,110 +245,57 @@ static int resolve_ips(struct alloc_stacks *a, const uint64_t *ips,
 	return (int)a->nres++;
 }
 
-/* Stack STACK_ID of the map, symbolized: index or -errno. */
-static int resolve(struct alloc_stacks *a, int32_t stack_id, uint64_t ret)
-{
-	uint64_t ips[TAF_STACK_DEPTH];
-	uint32_t key = (uint32_t)stack_id;
-	size_t n = 0;
-
-	if (bpf_map_lookup_elem(a->map_fd, &key, ips))
-		return -errno;
-	while (n < TAF_STACK_DEPTH && ips[n])
-		n++;
-	return resolve_ips(a, ips, n, ret);
-}
-
 /*
- * The resolved index of PCS (carried by the record), cached by content:
- * the same stack keeps missing the map, so it comes again.
+ * The probes sent a stack hash the kernel no longer remembers having
+ * sent (or never did): forget it there too, so the next record of it
+ * carries the PCs.
  */
-static int lookup_pcs(struct alloc_stacks *a, const uint64_t *pcs,
-		      uint32_t n, uint64_t ret)
+static void forget_hash(struct alloc_stacks *a, uint64_t hash)
 {
-	uint64_t h = ret * 0x9e3779b97f4a7c15ull, v;
-	struct pcs_ent *e;
-	uint32_t i;
-	int res;
+	struct taf_stack_key key = { .pid = a->pid, .hash = hash };
 
-	if (n > TAF_STACK_DEPTH)
-		n = TAF_STACK_DEPTH;
-	for (i = 0; i < n; i++)
-		h = (h ^ pcs[i]) * 0x100000001b3ull;
-	h |= 1;
-	if (u64_map_get(&a->pcs_index, h, &v)) {
-		e = &a->pcs_cache[v - 1];
-		if (e->n == n && e->ret == ret &&
-		    !memcmp(&a->pcs_pool[e->off], pcs, n * sizeof(*pcs)))
-			return (int)e->res;
-	}
-	res = resolve_ips(a, pcs, n, ret);
-	if (res < 0 || u64_map_get(&a->pcs_index, h, NULL))
-		return res;	/* a hash collision: resolved, not cached */
-	while (a->npcs_pool + n > a->pcs_pool_cap)
-		if (!GROW(a->pcs_pool, a->pcs_pool_cap, a->pcs_pool_cap, 1024))
-			return res;
-	if (!GROW(a->pcs_cache, a->npcs_cache, a->pcs_cache_cap, 64))
-		return res;
-	e = &a->pcs_cache[a->npcs_cache++];
-	e->off = a->npcs_pool;
-	e->n = n;
-	e->ret = ret;
-	e->res = (uint32_t)res;
-	memcpy(&a->pcs_pool[a->npcs_pool], pcs, n * sizeof(*pcs));
-	a->npcs_pool += n;
-	u64_map_put(&a->pcs_index, h, a->npcs_cache);
-	return res;
+	if (a->known_fd >= 0)
+		bpf_map_delete_elem(a->known_fd, &key);
 }
 
-/* The resolved index of (STACK_ID, RET), cached, or -errno. */
-static int lookup(struct alloc_stacks *a, int32_t stack_id, uint64_t ret)
+void alloc_stacks_record(struct alloc_stacks *a, uint64_t hash,
+			 const uint64_t *pcs, uint32_t npcs, uint64_t ret)
 {
-	uint64_t key = key_of(stack_id, ret), v;
-	struct cache_ent *e;
 	int res;
 
-	if (u64_map_get(&a->cache_index, key, &v)) {
-		e = &a->cache[v - 1];
-		if (e->stack_id == stack_id && e->ret == ret)
-			return (int)e->res;
-	}
-	res = resolve(a, stack_id, ret);
-	if (res < 0)
-		return res;
-	if (u64_map_get(&a->cache_index, key, NULL))
-		return res;	/* a key collision: resolved, not cached */
-	if (!GROW(a->cache, a->ncache, a->cache_cap, 64))
-		return res;
-	e = &a->cache[a->ncache++];
-	e->stack_id = stack_id;
-	e->ret = ret;
-	e->res = (uint32_t)res;
-	u64_map_put(&a->cache_index, key, a->ncache);
-	return res;
+	a->c.seen++;
+	if (!npcs)
+		return;
+	a->c.inline_pcs++;
+	if (!hash || u64_map_get(&a->by_hash, hash, NULL))
+		return;	/* sent again: evicted from the probes' LRU map */
+	res = resolve_ips(a, pcs, npcs, ret);
+	if (res >= 0)
+		u64_map_put(&a->by_hash, hash, (uint64_t)res + 1);
 }
 
 void alloc_stacks_note(struct alloc_stacks *a, uint64_t id, uint64_t ts,
-		       int32_t stack_id, const uint64_t *pcs, uint32_t npcs,
-		       uint64_t ret)
+		       uint64_t hash)
 {
 	struct pending *p;
-	int res;
+	uint64_t v;
 
-	if (npcs) {
-		a->c.inline_pcs++;
-		res = lookup_pcs(a, pcs, npcs, ret);
-	} else {
-		res = stack_id < 0 ? -ENOENT : lookup(a, stack_id, ret);
+	if (!hash || !u64_map_get(&a->by_hash, hash, &v)) {
+		a->c.without_stack++;
+		if (hash) {
+			a->c.unknown++;
+			forget_hash(a, hash);
+		}
+		return;
 	}
-	if (res < 0 || !GROW(a->pend, a->npend, a->pend_cap, 1024)) {
+	if (!GROW(a->pend, a->npend, a->pend_cap, 1024)) {
 		a->c.without_stack++;
 		return;
 	}
 	p = &a->pend[a->npend++];
 	p->id = id;
 	p->ts = ts;
-	p->res = (uint32_t)res;
+	p->res = (uint32_t)(v - 1);
 }
 
 void alloc_stacks_gen_dropped(struct alloc_stacks *a)
@@ -545,11 +469,7 @@ void alloc_stacks_free(struct alloc_stacks *a)
 	free(a->exe);
 	free(a->frames);
 	free(a->res);
-	free(a->cache);
-	u64_map_free(&a->cache_index);
-	free(a->pcs_cache);
-	free(a->pcs_pool);
-	u64_map_free(&a->pcs_index);
+	u64_map_free(&a->by_hash);
 	free(a->pend);
 	free(a);
 }

@@ -20,10 +20,13 @@ struct go_binary;
 struct alloc_stacks;
 
 struct alloc_stacks_counts {
+	uint64_t seen;            /* allocation records with a stack */
+	uint64_t inline_pcs;      /* of those, sent whole: the first of their
+				     stack, or again after the probes' map
+				     forgot it */
 	uint64_t with_stack;      /* allocations written with a stack */
 	uint64_t without_stack;   /* allocations without one (unreadable) */
-	uint64_t inline_pcs;      /* stacks the record carried: the map was
-				     full or the bucket another stack's */
+	uint64_t unknown;         /* of those, by a hash never sent whole */
 	uint64_t lost;            /* with a stack, in generations or sidecars
 				     that could not be written */
 	uint64_t sidecars;        /* sidecar files completed */
@@ -32,9 +35,10 @@ struct alloc_stacks_counts {
 
 /*
  * BIN is borrowed (frame names point into its pclntab) and must outlive
- * A; MAP_FD is the BPF stack map (probes_stack_map_fd).  0 or -ENOMEM.
+ * A; KNOWN_FD is the probes' known_stacks map (probes_known_stacks_fd,
+ * -1: none), PID the traced process.  0 or -ENOMEM.
  */
-int alloc_stacks_new(int map_fd, const struct go_binary *bin,
+int alloc_stacks_new(int known_fd, uint32_t pid, const struct go_binary *bin,
 		     uint64_t load_bias, struct alloc_stacks **out);
 
 /*
@@ -45,14 +49,21 @@ int alloc_stacks_new(int map_fd, const struct go_binary *bin,
 int alloc_stacks_set_exe(struct alloc_stacks *a, const char *path);
 
 /*
+ * Every allocation record with a stack, kept or not: stack HASH and, the
+ * first time (NPCS > 0), its PCS (load addresses) from a function that
+ * returns to RET (load address, 0 if unknown).  A stack is learnt here
+ * even from a record the session drops, or its later records, which name
+ * the hash only, would have none.
+ */
+void alloc_stacks_record(struct alloc_stacks *a, uint64_t hash,
+			 const uint64_t *pcs, uint32_t npcs, uint64_t ret);
+
+/*
  * An allocation event (object ID, timestamp as written) of the generation
- * being built, made by BPF stack STACK_ID (< 0: bpf_get_stackid's error)
- * or, when NPCS > 0, by the PCS the record carried (the map had no room),
- * in a function that returns to RET (load address, 0 if unknown).
+ * being built, made by the stack of HASH (0: none).
  */
 void alloc_stacks_note(struct alloc_stacks *a, uint64_t id, uint64_t ts,
-		       int32_t stack_id, const uint64_t *pcs, uint32_t npcs,
-		       uint64_t ret);
+		       uint64_t hash);
 
 /*
  * The generation being built was written as generation GEN of trace file

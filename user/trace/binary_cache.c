@@ -353,10 +353,11 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	struct session_opts so = {
 		.dir = t->opt->output_dir,
 		.rotate_size = t->opt->rotate_size,
+		.gen_size = t->opt->gen_size,
 		.keep_files = t->opt->rotate_files,
 		.sample = t->opt->sample,
 		.stacks = t->opt->stacks,
-		.stack_map_fd = probes_stack_map_fd(&t->probes),
+		.known_stacks_fd = probes_known_stacks_fd(&t->probes),
 		.memprofilerate = t->opt->memprofilerate,
 	};
 	struct go_binary *bin = NULL;

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/session.h"
+
 #define DEFAULT_OUTPUT_DIR "./traceaf-out"
 #define DEFAULT_GEN_PERIOD_NS 1000000000ull
 #define DEFAULT_ROTATE_SIZE (256ull << 20)
@@ -145,6 +147,12 @@ void cli_print_help(void)
 "    -r, --rotate-size SIZE\n"
 "        Start a new file at the first generation boundary after a file\n"
 "        reaches SIZE (e.g. 64M, 1G).  Default 256M; 0 disables.\n"
+"    --generation-size SIZE\n"
+"        Also end a generation once its events take SIZE bytes encoded,\n"
+"        and a quarter of --rotate-size (at least 64K), so that a file\n"
+"        ends within about one generation of --rotate-size and a full\n"
+"        disk loses one such generation at most.  Default 8M; 0: by\n"
+"        period only.\n"
 "    -n, --rotate-files N\n"
 "        Keep only the newest N files per process.  Default: keep all.\n"
 "    --sample N\n"
@@ -237,6 +245,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 enum { OPT_RINGBUF = 0x100, OPT_INCLUDE, OPT_EXCLUDE, OPT_MAX_PROCS };
 enum { OPT_SAMPLE = 0x180 };
 enum { OPT_STACKS = 0x190, OPT_MEMPROFILERATE };
+enum { OPT_GEN_SIZE = 0x1a0 };
 
 static int push_pattern(const char ***list, size_t *n, const char *p)
 {
@@ -297,6 +306,7 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		{ "generation-period", required_argument, NULL, 'g' },
 		{ "rotate-size", required_argument, NULL, 'r' },
 		{ "rotate-files", required_argument, NULL, 'n' },
+		{ "generation-size", required_argument, NULL, OPT_GEN_SIZE },
 		{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "stacks", no_argument, NULL, OPT_STACKS },
@@ -313,6 +323,7 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 	o->output_dir = DEFAULT_OUTPUT_DIR;
 	o->gen_period_ns = DEFAULT_GEN_PERIOD_NS;
 	o->rotate_size = DEFAULT_ROTATE_SIZE;
+	o->gen_size = SESSION_GEN_SIZE_DEFAULT;
 	o->ringbuf_mb = DEFAULT_RINGBUF_MB;
 	o->max_processes = DEFAULT_MAX_PROCESSES;
 	o->sample = 1;
@@ -371,6 +382,12 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		case 'r':
 			if (parse_size(optarg, &o->rotate_size)) {
 				fprintf(stderr, "traceaf-bpf: invalid size '%s' (e.g. 64M, 1G)\n", optarg);
+				return CLI_ERROR;
+			}
+			break;
+		case OPT_GEN_SIZE:
+			if (parse_size(optarg, &o->gen_size)) {
+				fprintf(stderr, "traceaf-bpf: invalid size '%s' (e.g. 8M)\n", optarg);
 				return CLI_ERROR;
 			}
 			break;

@@ -20,6 +20,7 @@ struct taf_options {
 	uint64_t duration_ns;       /* --duration, 0 = until stopped */
 	uint64_t gen_period_ns;     /* --generation-period, default 1 s */
 	uint64_t rotate_size;       /* --rotate-size, bytes; 0 = never */
+	uint64_t gen_size;          /* --generation-size, bytes; 0 = never */
 	unsigned rotate_files;      /* --rotate-files, 0 = keep all */
 	unsigned ringbuf_mb;        /* --ringbuf-size in MiB */
 	unsigned sample;            /* --sample N: 1 allocation in N, >= 1 */

@@ -8,7 +8,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "trace/alloc_stacks.h"
 #include "trace/rec_names.h"
 #include "format/trace_sink.h"
 
@@ -45,7 +47,7 @@ void tracer_report_session(const struct session *s)
 		    (unsigned long long)s->counts.written[TW_EV_HEAP_OBJECT_ALLOC -
 							  TW_EV_FIRST]);
 	if (s->stacks)
-		tracer_say("PID %d: --stacks: %llu allocations with a stack (%llu sent whole: no room in the stack map), %llu allocations without stacks",
+		tracer_say("PID %d: --stacks: %llu allocations with a stack (%llu sent whole: new to the process, or forgotten by the probes), %llu allocations without stacks",
 		    (int)s->target.pid,
 		    (unsigned long long)s->counts.stacks_with,
 		    (unsigned long long)s->counts.stacks_inline,
@@ -108,18 +110,65 @@ static uint64_t dropped_total(struct tracer *t, uint64_t st[TAF_STAT_MAX])
 	return dropped;
 }
 
-void tracer_print_progress(struct tracer *t, const char *prefix)
+/*
+ * --stacks, -v: how many allocations so far came with a stack and how
+ * many of those were sent whole (the first of their stack).
+ */
+static void print_stack_counts(struct tracer *t)
+{
+	uint64_t seen = 0, whole = 0, unknown = 0;
+	size_t i;
+
+	/* Live sessions only: a -v line is about the run going on. */
+	for (i = 0; i < t->nsess; i++) {
+		struct alloc_stacks_counts c;
+
+		if (!t->sess[i]->stacks)
+			continue;
+		alloc_stacks_get_counts(t->sess[i]->stacks, &c);
+		seen += c.seen;
+		whole += c.inline_pcs;
+		unknown += c.unknown;
+	}
+	tracer_say("stacks: %llu allocations with a stack record, %llu sent whole (%.2f%%), %llu by a hash never sent whole",
+	    (unsigned long long)seen, (unsigned long long)whole,
+	    seen ? 100.0 * (double)whole / (double)seen : 0.0,
+	    (unsigned long long)unknown);
+}
+
+/* The daemon's resident memory in KiB (/proc/self/statm), 0 if unknown. */
+static uint64_t rss_kib(void)
+{
+	unsigned long size, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &resident) != 2)
+		resident = 0;
+	fclose(f);
+	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+}
+
+void tracer_print_progress(struct tracer *t, const char *prefix, bool rss)
 {
 	uint64_t st[TAF_STAT_MAX], bytes, files, dropped;
 	struct session_counts c;
+	char more[64] = "";
 
 	totals(t, &c, &bytes, &files);
 	dropped = dropped_total(t, st);
-	tracer_say("%s%llu allocations, %llu events in %llu generations, %llu bytes in %llu files, %llu dropped",
+	/* -v: long runs must show the daemon's memory staying flat. */
+	if (rss)
+		snprintf(more, sizeof(more), "; daemon RSS %llu KiB",
+			 (unsigned long long)rss_kib());
+	if (rss && t->opt->stacks)
+		print_stack_counts(t);
+	tracer_say("%s%llu allocations, %llu events in %llu generations, %llu bytes in %llu files, %llu dropped%s",
 	    prefix, (unsigned long long)c.records[TAF_REC_HEAP_ALLOC],
 	    (unsigned long long)c.events, (unsigned long long)c.generations,
 	    (unsigned long long)bytes, (unsigned long long)files,
-	    (unsigned long long)dropped);
+	    (unsigned long long)dropped, more);
 }
 
 /*
@@ -130,7 +179,7 @@ void tracer_print_status(struct tracer *t)
 {
 	size_t i;
 
-	tracer_print_progress(t, "status: ");
+	tracer_print_progress(t, "status: ", true);
 	for (i = 0; i < t->nsess; i++) {
 		const struct session *s = t->sess[i];
 		struct trace_sink_stats ss;

@@ -68,6 +68,18 @@ static int read_min_page_heap_addr(struct session *s, uint64_t *out)
 	return -ENOENT;
 }
 
+/* The size that cuts a generation early: session.h SESSION_GEN_SIZE_*. */
+static uint64_t gen_cap_of(const struct session_opts *o)
+{
+	uint64_t cap = o->gen_size, quarter = o->rotate_size / 4;
+
+	if (!cap || !o->rotate_size)
+		return cap;
+	if (quarter < SESSION_GEN_SIZE_MIN)
+		quarter = SESSION_GEN_SIZE_MIN;
+	return cap < quarter ? cap : quarter;
+}
+
 int session_start(struct session *s, struct target *t, struct go_binary *bin,
 		  uint64_t load_bias, const struct session_opts *o, char *err,
 		  size_t errlen)
@@ -83,6 +95,7 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	s->go_minor = go_binary_build_info(bin)->minor;
 	s->started_realtime = (uint64_t)time(NULL);
 	s->sample = o->sample > 1 ? o->sample : 1;
+	s->gen_cap = gen_cap_of(o);
 	u64_map_init(&s->type_index);
 	u64_map_init(&s->sized_index);
 	u64_map_init(&s->sampled);
@@ -104,7 +117,8 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 
 	s->heap = shadow_heap_new(0);
 	if (!s->heap ||
-	    (o->stacks && alloc_stacks_new(o->stack_map_fd, bin, load_bias,
+	    (o->stacks && alloc_stacks_new(o->known_stacks_fd,
+					   (uint32_t)t->pid, bin, load_bias,
 					   &s->stacks))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -209,19 +223,33 @@ uint64_t session_gen_type_id(struct session *s, const struct type_entry *e)
 
 static int write_exists(struct session *s);
 
+/*
+ * A rotated file's exists events go in just before its first event, and
+ * must show the heap as it was before the record that brings that event:
+ * each record handler calls this before it changes the shadow heap (a
+ * free that came first would otherwise free an ID the file never had,
+ * and an alloc allocate one it already holds).
+ */
+int session_flush_exists(struct session *s)
+{
+	int rc;
+
+	if (!s->exists_pending)
+		return 0;
+	s->exists_pending = false;
+	rc = write_exists(s);
+	s->gen_base = tw_gen_event_bytes(s->gen);
+	return rc;
+}
+
 /* Appends one event to the current generation, counting it per kind. */
 int session_emit(struct session *s, uint64_t thread, enum tw_event ev,
 		uint64_t ts, uint64_t a, uint64_t b, uint64_t c)
 {
-	int rc;
+	int rc = session_flush_exists(s);
 
-	/* A rotated file's exists events go in just before its first event. */
-	if (s->exists_pending) {
-		s->exists_pending = false;
-		rc = write_exists(s);
-		if (rc)
-			return rc;
-	}
+	if (rc)
+		return rc;
 	rc = tw_gen_event(s->gen, thread, ev, ts / SESSION_TICK_NS, a, b, c);
 
 	if (rc == 0 && ev >= TW_EV_FIRST && ev < TW_EV_FIRST + TW_EV_COUNT)
@@ -240,8 +268,7 @@ int session_emit_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
 	/* The sidecar keys it by the timestamp as written. */
 	if (rc == 0 && st->stack)
 		alloc_stacks_note(s->stacks, id, tw_gen_last_event_ts(s->gen),
-				  st->stack->stack_id, st->pcs, st->nr_pcs,
-				  st->stack->ret);
+				  st->stack->stack_hash);
 	return rc;
 }
 
@@ -348,10 +375,15 @@ static int new_generation(struct session *s, bool first)
 			    &s->info, s->last_ts / SESSION_TICK_NS);
 	if (!s->gen)
 		return -ENOMEM;
+	s->gen_base = 0;
 	if (!trace_sink_at_file_start(s->sink))
 		return 0;
-	if (first)
-		return write_exists(s);
+	if (first) {
+		int rc = write_exists(s);
+
+		s->gen_base = tw_gen_event_bytes(s->gen);
+		return rc;
+	}
 	s->exists_pending = true;
 	return 0;
 }
@@ -570,6 +602,9 @@ static int on_sweep(struct session *s, const struct taf_rec_span_sweep *r)
 
 		if (marked || !allocated)
 			continue;
+		rc = session_flush_exists(s);
+		if (rc)
+			break;
 		if (s->sample > 1) {
 			/* Only what was kept is freed (keep_alloc). */
 			if (!sampled_free(s, slot))
@@ -605,12 +640,38 @@ static void forget_tiny_span(struct session *s, uint64_t base)
 		u64_map_del(&s->tiny_upper, a);
 }
 
-int session_record(struct session *s, const void *data, size_t len)
+/*
+ * --stacks: the view of an allocation record's stack, and the stack learnt
+ * from it whatever becomes of the record: a stack comes whole only once.
+ */
+static void stack_of(struct session *s, const void *data, size_t len,
+		     struct alloc_stack_view *st)
+{
+	const struct taf_rec_heap_alloc *r = data;
+	const struct taf_rec_heap_alloc_pcs *rp = data;
+
+	if (!s->stacks || len < sizeof(*st->stack) ||
+	    !(r->hdr.flags & TAF_ALLOC_F_STACK))
+		return;
+	st->stack = data;
+	if (len >= sizeof(*rp)) {
+		st->pcs = (const uint64_t *)rp->pcs;
+		st->nr_pcs = rp->nr_pcs < TAF_STACK_DEPTH ? rp->nr_pcs :
+			     TAF_STACK_DEPTH;
+	}
+	alloc_stacks_record(s->stacks, st->stack->stack_hash, st->pcs,
+			    st->nr_pcs, st->stack->ret);
+}
+
+static int record(struct session *s, const void *data, size_t len)
 {
 	const struct taf_rec_hdr *h = data;
+	struct alloc_stack_view st = { 0 };
 
 	if (len < sizeof(*h) || h->len > len)
 		return -EINVAL;
+	if (h->kind == TAF_REC_HEAP_ALLOC)
+		stack_of(s, data, len, &st);
 	if (!s->started || h->ts < s->start_ts) {
 		/* Before the snapshot: its effect is already in the shadow. */
 		s->counts.before_start++;
@@ -624,24 +685,17 @@ int session_record(struct session *s, const void *data, size_t len)
 		return 0;
 	if (h->kind < TAF_REC_KIND_MAX)
 		s->counts.records[h->kind]++;
+	/* A sweep changes the shadow heap only where it frees (on_sweep). */
+	if (h->kind != TAF_REC_SPAN_SWEEP && h->kind != TAF_REC_EXEC &&
+	    session_flush_exists(s))
+		return -ENOMEM;
 
 	switch (h->kind) {
 	case TAF_REC_HEAP_ALLOC: {
 		const struct taf_rec_heap_alloc *r = data;
-		struct alloc_stack_view st = { 0 };
 
 		if (len < sizeof(*r))
 			return -EINVAL;
-		if (s->stacks && (r->hdr.flags & TAF_ALLOC_F_STACK) &&
-		    len >= sizeof(*st.stack)) {
-			st.stack = data;
-			if (st.stack->nr_pcs &&
-			    len >= sizeof(struct taf_rec_heap_alloc_pcs)) {
-				st.pcs = (const uint64_t *)
-					((const struct taf_rec_heap_alloc_pcs *)data)->pcs;
-				st.nr_pcs = st.stack->nr_pcs;
-			}
-		}
 		if (r->hdr.flags & TAF_ALLOC_F_SAMPLED)
 			return session_sampled_alloc(s, r, &st);
 		return on_heap_alloc(s, r, &st);
@@ -700,6 +754,22 @@ int session_record(struct session *s, const void *data, size_t len)
 	default:
 		return 0;
 	}
+}
+
+int session_record(struct session *s, const void *data, size_t len)
+{
+	int rc = record(s, data, len);
+
+	/*
+	 * Cut by size too (session.h SESSION_GEN_SIZE_DEFAULT), counting
+	 * only the events after a file's exists events: those repeat the
+	 * live heap, which may itself be larger than the cap, and every
+	 * generation must hold some events of its own.
+	 */
+	if (s->gen_cap && s->gen &&
+	    tw_gen_event_bytes(s->gen) - s->gen_base >= s->gen_cap)
+		session_cut(s);
+	return rc;
 }
 
 /* ---- generations ------------------------------------------------------ */

@@ -37,13 +37,26 @@ struct trace_sink;
  */
 #define SESSION_TICK_NS 64
 
+/*
+ * A generation is also cut once its encoded events pass this many bytes
+ * (and a quarter of --rotate-size, at least 64 KiB), so that a file ends
+ * within about one generation of --rotate-size and a failed write loses
+ * one such generation at most.  8 MiB is some 1.5 M events (fullwork:
+ * 5.5 bytes each): a 1 s generation of a target at the probes' rate stays
+ * below it, and the daemon's memory for the generation being built
+ * stays bounded with long periods or bursts.
+ */
+#define SESSION_GEN_SIZE_DEFAULT (8ull << 20)
+#define SESSION_GEN_SIZE_MIN (64ull << 10)
+
 struct session_opts {
 	const char *dir;
 	uint64_t rotate_size;
+	uint64_t gen_size;   /* --generation-size: cut past it; 0: never */
 	unsigned keep_files;
 	unsigned sample;     /* --sample: keep 1 heap allocation in N (0, 1: all) */
-	bool stacks;         /* --stacks: sidecars from stack map stack_map_fd */
-	int stack_map_fd;
+	bool stacks;         /* --stacks: stack sidecars */
+	int known_stacks_fd; /* the probes' (PID, stack hash) map */
 	uint64_t memprofilerate; /* --memprofilerate: the runtime samples */
 };
 
@@ -78,7 +91,7 @@ struct session_counts {
 	/* --stacks: allocations written with a stack in a sidecar, without
 	 * one (unreadable), with one but not written. */
 	uint64_t stacks_with, stacks_without, stacks_lost;
-	uint64_t stacks_inline;  /* carried by the record: no room in the map */
+	uint64_t stacks_inline;  /* records that carried their PCs (first of a stack) */
 };
 
 struct session {
@@ -121,7 +134,10 @@ struct session {
 	bool started;
 	struct trace_sink *sink;
 	bool sink_failed;
+	bool sink_failure_said;          /* the tracer has reported it */
 	int sink_error;
+	uint64_t gen_cap;                /* cut past this many event bytes */
+	uint64_t gen_base;               /* event bytes of the exists events */
 
 	unsigned sample;                 /* 1 heap allocation in N is kept */
 	struct alloc_stacks *stacks;     /* --stacks, else NULL */

@@ -19,7 +19,7 @@
  */
 struct alloc_stack_view {
 	const struct taf_rec_heap_alloc_stack *stack;
-	const uint64_t *pcs;    /* the stack itself: no room in the map */
+	const uint64_t *pcs;    /* the stack itself: its first record */
 	uint32_t nr_pcs;
 };
 
@@ -31,6 +31,7 @@ const struct type_entry *session_type_lookup(struct session *s, uint64_t addr);
 uint32_t session_type_ref_of(const struct session *s,
 			     const struct type_entry *e);
 uint64_t session_gen_type_id(struct session *s, const struct type_entry *e);
+int session_flush_exists(struct session *s);
 int session_emit(struct session *s, uint64_t thread, enum tw_event ev,
 		 uint64_t ts, uint64_t a, uint64_t b, uint64_t c);
 int session_emit_alloc(struct session *s, const struct taf_rec_heap_alloc *r,

@@ -122,6 +122,14 @@ int summary_json_write(const struct session *s,
 	fprintf(f, ",\n  \"shadow_heap_operations\": %" PRIu64,
 		session_heap_ops(s));
 	fprintf(f, ",\n  \"type_errors\": %" PRIu64, s->counts.type_errors);
+	/* --stacks: sent_whole are records that carried their PCs (no
+	 * room in the stack map), counted within with_stack. */
+	if (s->stacks)
+		fprintf(f, ",\n  \"stacks\": {\"with_stack\": %" PRIu64
+			", \"sent_whole\": %" PRIu64 ", \"without_stack\": %"
+			PRIu64 ", \"lost\": %" PRIu64 "}",
+			s->counts.stacks_with, s->counts.stacks_inline,
+			s->counts.stacks_without, s->counts.stacks_lost);
 	fprintf(f, ",\n  \"generations\": %" PRIu64, s->counts.generations);
 	fprintf(f, ",\n  \"files_written\": %" PRIu64, ss.files_written);
 	fprintf(f, ",\n  \"bytes_written\": %" PRIu64, ss.bytes_written);

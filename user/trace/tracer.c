@@ -87,6 +87,12 @@ void tracer_say(const char *fmt, ...)
 
 /* ---- the loop --------------------------------------------------------- */
 
+/*
+ * Longest wait for records: signals end it early (no SA_RESTART), exits
+ * and progress lines are looked at after it.
+ */
+#define POLL_MS 100
+
 static uint64_t records_of(const struct session *s)
 {
 	uint64_t n = 0;
@@ -180,18 +186,18 @@ static void cut_generations(struct tracer *t, bool new_file)
 
 	for (i = 0; i < t->nsess; i++) {
 		struct session *s;
-		bool was;
 
 		/* Encoding a busy process's generation takes ms: hints first. */
 		if (t->hints)
 			ring_buffer__consume(t->hints);
 		s = t->sess[i];
-		was = s->sink_failed;
 		if (new_file)
 			session_rotate(s);
 		else
 			session_cut(s);
-		if (s->sink_failed && !was) {
+		/* Failed here, or in a cut by size (session_record). */
+		if (s->sink_failed && !s->sink_failure_said) {
+			s->sink_failure_said = true;
 			/*
 			 * Nothing more can be kept: say so now, and
 			 * stop making the target pay for probes.
@@ -207,6 +213,30 @@ static void cut_generations(struct tracer *t, bool new_file)
 	}
 }
 
+/*
+ * The probes submit quietly (bpf/traceaf.bpf.c submit_flags): a wakeup
+ * comes only once the ring is an eighth full, so the poll mostly ends by
+ * its timeout and the ring is read then, whatever woke us.  The timeout
+ * ends at the next cut: the records of a generation are read before it
+ * is cut, and a cut is not late by a whole poll.
+ */
+static int read_ring(struct tracer *t, uint64_t next_cut)
+{
+	uint64_t now = tracer_now_ns();
+	int timeout = POLL_MS, rc;
+
+	if (next_cut > now && (next_cut - now) / 1000000 < POLL_MS)
+		timeout = (int)((next_cut - now) / 1000000);
+	else if (next_cut <= now)
+		timeout = 0;
+	t->poll_started = now;
+	t->yield_poll = false;
+	rc = ring_buffer__poll(t->rb, timeout);
+	if (rc >= 0 && !t->yield_poll)
+		rc = ring_buffer__consume(t->rb);
+	return rc;
+}
+
 static void run_loop(struct tracer *t)
 {
 	uint64_t start = tracer_now_ns(), next_cut, next_progress;
@@ -218,9 +248,7 @@ static void run_loop(struct tracer *t)
 		uint64_t now;
 		int rc;
 
-		t->poll_started = tracer_now_ns();
-		t->yield_poll = false;
-		rc = ring_buffer__poll(t->rb, 100);
+		rc = read_ring(t, next_cut);
 		if (rc < 0 && rc != -EINTR && rc != -ECANCELED) {
 			tracer_say("reading the ring buffer failed: %s", strerror(-rc));
 			break;
@@ -251,7 +279,7 @@ static void run_loop(struct tracer *t)
 			tracer_print_status(t);
 		}
 		if (t->opt->verbose && now >= next_progress) {
-			tracer_print_progress(t, "");
+			tracer_print_progress(t, "", true);
 			next_progress = now + 1000000000ull;
 		}
 		if (t->opt->duration_ns && now - start >= t->opt->duration_ns)
@@ -307,7 +335,7 @@ int tracer_run(const struct taf_options *opt)
 	}
 	/* Exec is watched in every mode: -p stops when its target exec's. */
 	rc = probes_load(&t.probes, (uint64_t)opt->ringbuf_mb << 20, true,
-			 opt->all, opt->stacks ? TAF_STACK_MAP_ENTRIES : 0,
+			 opt->all, opt->stacks ? TAF_KNOWN_STACKS : 0,
 			 err, sizeof(err));
 	if (rc) {
 		tracer_say("%s", err);
@@ -365,7 +393,7 @@ out:
 			      stop_signal ? "signal" : "stopped");
 	}
 	if (!failed || t.processes_seen) {
-		tracer_print_progress(&t, "done: ");
+		tracer_print_progress(&t, "done: ", false);
 		if (t.done.tiny_merged && t.processes_seen > 1)
 			tracer_say("%llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
 			    (unsigned long long)t.done.tiny_merged);

@@ -141,7 +141,7 @@ int tracer_start_cmd(struct tracer *t);
 /* progress.c: counts and lines on stderr */
 void tracer_add_counts(struct session_counts *a, const struct session_counts *b);
 void tracer_report_session(const struct session *s);
-void tracer_print_progress(struct tracer *t, const char *prefix);
+void tracer_print_progress(struct tracer *t, const char *prefix, bool rss);
 void tracer_print_drops(struct tracer *t);
 void tracer_print_status(struct tracer *t);
 
