@@ -99,12 +99,15 @@ static int resolve_cmd(const char *cmd, char *out, size_t outlen)
 }
 
 /*
- * --memprofilerate with -- CMD: the child stops after its exec (it asked
- * for PTRACE_TRACEME); its session opens there, which sets the rate
- * (binary_cache.c, sampled_begin) before the runtime runs a line, and the
- * child goes on untraced by ptrace.
+ * -- CMD: the child stops after its exec (it asked for PTRACE_TRACEME);
+ * its session opens there, with the process alive and mapped (its load
+ * address and type descriptors readable however short it lives: the
+ * probes submit quietly, so its first record may be read only after it
+ * exited), and with --memprofilerate the rate is set (binary_cache.c,
+ * sampled_begin) before the runtime runs a line.  Then the child goes on,
+ * no longer traced by ptrace.
  */
-static void sampled_child_start(struct tracer *t)
+static void child_start_at_exec(struct tracer *t)
 {
 	char err[512];
 	int status;
@@ -169,9 +172,8 @@ int tracer_start_cmd(struct tracer *t)
 		signal(SIGPIPE, SIG_DFL);
 		if (read(gate[0], &c, 1) != 1 || c != 'g')
 			_exit(127);
-		/* --memprofilerate: stop at the exec (SIGTRAP) so the rate is
-		 * in place before the runtime initialises. */
-		if (t->opt->memprofilerate && ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		/* Stop at the exec (SIGTRAP): child_start_at_exec. */
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 			_exit(127);
 		execv(path, t->opt->cmd);
 		fprintf(stderr, "traceaf-bpf: cannot exec %s: %s\n", path,
@@ -204,7 +206,6 @@ int tracer_start_cmd(struct tracer *t)
 	if (write(gate[1], &go, 1) != 1)
 		tracer_say("warning: cannot start %s", path);
 	close(gate[1]);
-	if (t->opt->memprofilerate)
-		sampled_child_start(t);
+	child_start_at_exec(t);
 	return 0;
 }
