@@ -12,7 +12,9 @@
 #     cache directory that is a symlink, one writable by the group, and a
 #     plan file that is a symlink (to a copy of a valid plan);
 #  6. a damaged plan file (a byte flipped) is a miss, the plan rebuilt and
-#     the trace still right.
+#     the trace still right;
+#  7. at most 64 plans are kept: with 70 old ones there, a new plan
+#     removes the oldest and stays.
 source "$(dirname "$0")/lib/lib.sh"
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
@@ -84,4 +86,14 @@ case $(plan_line) in "built and cached"*) ;; *) fail "damaged: plan $(plan_line)
 nodes_ok damaged
 run repaired --cache-dir "$C"
 case $(plan_line) in "from the cache"*) ;; *) fail "repaired: plan $(plan_line)" ;; esac
-pass "built, cached, per mode, --no-cache, unsafe dirs and files refused, damage a miss"
+# 7. Pruning.
+P=$TMP/prune
+mkdir -m 700 "$P"
+for i in $(seq 1 70); do
+	printf 'old' >"$P/$(printf '%016x' "$i").plan"
+	touch -d "2026-01-01 00:00:$((i % 60))" "$P/$(printf '%016x' "$i").plan"
+done
+run prune --cache-dir "$P"
+[ "$(ls "$P"/*.plan | wc -l)" = 64 ] || fail "prune: $(ls "$P"/*.plan | wc -l) plans kept, want 64"
+[ -f "$P/$(basename "${files[0]}")" ] || fail "prune removed the new plan"
+pass "built, cached, per mode, --no-cache, unsafe dirs and files refused, damage a miss, at most 64 kept"

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +26,12 @@
 #define MAGIC "TAFPLAN1"
 #define FORMAT 1
 #define MAX_FILE (512u << 20)
+/*
+ * Plans kept at most: every rebuild of the tracer (a developer's test
+ * runs) and every upgrade of a target makes new ones that nothing reads
+ * again, so the oldest go (a few MB each at most).
+ */
+#define MAX_PLANS 64
 
 struct blob {
 	uint8_t *p;
@@ -273,6 +280,46 @@ out:
 	free(b.p);
 }
 
+/* Removes the least recently written plans beyond MAX_PLANS. */
+static void prune(int dfd)
+{
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (;;) {
+		char oldest[256] = "";
+		struct timespec ot = { 0 };
+		unsigned n = 0;
+
+		rewinddir(d);
+		while ((e = readdir(d))) {
+			size_t len = strlen(e->d_name);
+			struct stat st;
+
+			if (len < 6 || strcmp(e->d_name + len - 5, ".plan") ||
+			    e->d_name[0] == '.' ||
+			    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+				continue;
+			n++;
+			if (!oldest[0] || st.st_mtim.tv_sec < ot.tv_sec ||
+			    (st.st_mtim.tv_sec == ot.tv_sec &&
+			     st.st_mtim.tv_nsec < ot.tv_nsec)) {
+				snprintf(oldest, sizeof(oldest), "%s", e->d_name);
+				ot = st.st_mtim;
+			}
+		}
+		if (n <= MAX_PLANS || !oldest[0] || unlinkat(dfd, oldest, 0))
+			break;
+	}
+	closedir(d);
+}
+
 static int build(const struct go_binary *bin, bool sampled,
 		 struct probe_plan *plan, char *err, size_t errlen)
 {
@@ -304,8 +351,10 @@ int plan_cache_build(const struct go_binary *bin,
 	}
 	*how = PLAN_CACHE_MISS;
 	rc = build(bin, o->sampled, plan, err, errlen);
-	if (rc == 0)
+	if (rc == 0) {
 		store(dfd, name, key, plan);
+		prune(dfd);
+	}
 	close(dfd);
 	return rc;
 }

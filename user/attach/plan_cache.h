@@ -18,7 +18,8 @@
  * else the cache is not used: a plan says where root puts uprobes, so a
  * file someone else could write is never read.  Files are written to a
  * temporary name and renamed, and carry a checksum: a torn or damaged
- * file is a miss, never a wrong plan.
+ * file is a miss, never a wrong plan.  At most 64 plans are kept: a new
+ * one removes the oldest.
  */
 #ifndef PLAN_CACHE_H
 #define PLAN_CACHE_H
