@@ -12,7 +12,12 @@
 #   8. the production mode: the target's slowdown under --memprofilerate
 #      524288 and 1, beside full mode and the runtime's own AllocFree
 #      tracer (fullwork Go 1.23 and 1.27; encoding/json's benchmarks)
-# Env: SECTIONS="1 2 3 4 5 6 7 8" (which to run), REPS=3, SNAP_N=4194304,
+#   9. start to "attached" on big code: a generated ~45 MB-of-.text Go 1.27
+#      service (tests/bench/bigcode/gen.sh) and the Go programs Debian
+#      builds (prometheus, caddy: fetched with apt-get download, unpacked,
+#      never installed; BENCH_DEBIAN=0 skips), first and cached attach,
+#      full mode and --memprofilerate
+# Env: SECTIONS="1 2 3 4 5 6 7 8 9" (which to run), REPS=3, SNAP_N=4194304,
 #      RATES="500000 1000000" (allocations/s; ~2 events each), RATE_SECS=3
 set -eu
 cd "$(dirname "$0")/.."
@@ -21,7 +26,7 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 export BUILD
 
 echo "== machine: $(nproc) vCPUs, $(uname -r), $(date -u +%Y-%m-%d)"
-SECTIONS=${SECTIONS:-"1 2 3 4 5 6 7 8"}
+SECTIONS=${SECTIONS:-"1 2 3 4 5 6 7 8 9"}
 REPS=${REPS:-3}
 export REPS
 GOBIN=${TRACEAF_GOBIN_DIR:-$BUILD/go-bin}
@@ -274,4 +279,81 @@ if on 8; then
 			"$jt" -test.run='^$' -test.bench='^Benchmark(CodeUnmarshal|CodeEncoder)$' \
 			-test.benchtime=200x)
 	echo "(targets: rate512k within 2 % of untraced; full mode ~30x and the runtime's tracer ~5x on allocation-bound loops)"
+fi
+
+if on 9; then
+	echo
+	echo "== 9. start to \"attached\" on big code, ms (median of $REPS; first: empty plan cache, cached: the plan from the first)"
+	# attach_ms CACHE FLAGS -p PID | -- CMD...: one start-to-"attached" time
+	attach_ms() {
+		local cache=$1 flags=$2 t t0 ms
+		shift 2
+		rm -rf "$TMP/a.out"
+		t0=$(date +%s%N)
+		# shellcheck disable=SC2086
+		"$BUILD/traceaf-bpf" $flags --cache-dir "$cache" -o "$TMP/a.out" "$@" >"$TMP/a.t" 2>&1 &
+		t=$!
+		for _ in $(seq 60000); do grep -qs attached "$TMP/a.t" && break; kill -0 "$t" 2>/dev/null || break; sleep 0.01; done
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		grep -qs attached "$TMP/a.t" || ms=failed
+		kill -INT "$t" 2>/dev/null || true
+		wait "$t" 2>/dev/null || true
+		echo "$ms"
+	}
+	# row NAME FLAGS -p PID | -- CMD...: first and cached, REPS each
+	row() {
+		local name=$1 flags=$2 i c
+		shift 2
+		for i in $(seq "$REPS"); do
+			c=$TMP/cache.$i
+			rm -rf "$c"
+			attach_ms "$c" "$flags" "$@" >>"$TMP/a.first"
+			attach_ms "$c" "$flags" "$@" >>"$TMP/a.cached"
+		done
+		echo "$name${flags:+ $flags}: first $(median <"$TMP/a.first") (runs: $(tr '\n' ' ' <"$TMP/a.first")), cached $(median <"$TMP/a.cached") (runs: $(tr '\n' ' ' <"$TMP/a.cached"))"
+		rm -rf "$TMP"/a.* "$TMP"/cache.*
+	}
+	textmb() {
+		local h
+		h=$(readelf -SW "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == ".text") print $(i + 4) }')
+		awk -v b=$((16#${h:-0})) 'BEGIN { printf "%.1f", b / 1e6 }'
+	}
+	src=$BUILD/bench/bigcode-src
+	big=$BUILD/bench/bigcode-go1.27
+	if [ ! -x "$big" ] || [ tests/bench/bigcode/gen.sh -nt "$big" ]; then
+		tests/bench/bigcode/gen.sh "$src" &&
+			(cd "$src" && GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOPROXY=off \
+				GOCACHE="$BUILD/go-cache" CGO_ENABLED=0 \
+				/usr/lib/go-1.27/bin/go build -trimpath -o "$big" .) || exit 1
+	fi
+	# Stripped, as services ship (no .symtab, no DWARF: their reading is
+	# not planning and the cache does not save it).
+	strip -o "$TMP/bigcode" "$big"
+	"$TMP/bigcode" >"$TMP/g.w" 2>&1 &
+	w=$!
+	for _ in $(seq 600); do grep -qs '^ready' "$TMP/g.w" && break; sleep 0.1; done
+	for flags in "" "--memprofilerate 524288"; do
+		row "generated Go 1.27 service (stripped, $(textmb "$big") MB .text, -p)" "$flags" -p "$w"
+	done
+	kill "$w"
+	wait "$w" 2>/dev/null || true
+	deb=$BUILD/bench/debian
+	if [ "${BENCH_DEBIAN:-1}" != 0 ] && [ ! -d "$deb/usr/bin" ]; then
+		mkdir -p "$deb/pkgs"
+		# The newest in the configured suites (trixie's are go1.24+).
+		(cd "$deb/pkgs" && for p in prometheus caddy; do
+			v=$(apt-cache madison "$p" 2>/dev/null | awk '{ print $3 }' | sort -V | tail -n 1)
+			[ -n "$v" ] && apt-get download -q "$p=$v" >/dev/null 2>&1 || true
+		done)
+		for d in "$deb"/pkgs/*.deb; do [ -f "$d" ] && dpkg-deb -x "$d" "$deb"; done
+	fi
+	for b in "$deb"/usr/bin/prometheus "$deb"/usr/bin/caddy; do
+		[ -x "$b" ] || continue
+		case $b in *caddy) arg=version ;; *) arg=--version ;; esac
+		name="$(basename "$b") ($(/usr/lib/go-1.27/bin/go version "$b" | awk "{ print \$2 }"), $(textmb "$b") MB .text, -- $arg)"
+		for flags in "" "--memprofilerate 524288"; do
+			row "$name" "$flags" -- "$b" "$arg"
+		done
+	done
+	echo "(targets: first <= 2000, cached <= 500 for >= 40 MB of .text)"
 fi

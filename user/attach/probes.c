@@ -186,6 +186,42 @@ static __u64 site_cookie(const struct probes *p, const struct probe_site *s)
 }
 
 /*
+ * The callers into alloc_callers a few thousand per bpf(2) call: with
+ * --memprofilerate a big service has 100 000-200 000 of them, and one
+ * syscall each was most of a cached attach (issue 16).  Returns how many
+ * went in; the caller puts the rest one by one (a kernel without batch
+ * operations on hash maps, or a full map: its errors are handled there).
+ */
+#define CALLER_BATCH 4096
+
+static size_t load_callers_batched(int cfd, unsigned layout,
+				   const struct probe_plan *plan)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
+	struct taf_caller_key *k = malloc(CALLER_BATCH * sizeof(*k));
+	struct taf_caller *v = malloc(CALLER_BATCH * sizeof(*v));
+	size_t done = 0, i;
+
+	while (k && v && done < plan->ncallers) {
+		__u32 n = 0, count;
+
+		for (i = done; i < plan->ncallers && n < CALLER_BATCH; i++, n++) {
+			memset(&k[n], 0, sizeof(k[n]));
+			k[n].layout = (__u32)layout;
+			k[n].ret = plan->callers[i].ret;
+			v[n] = plan->callers[i].val;
+		}
+		count = n;
+		if (bpf_map_update_batch(cfd, k, v, &count, &o) || count != n)
+			break;
+		done += n;
+	}
+	free(k);
+	free(v);
+	return done;
+}
+
+/*
  * The plan's allocation site descriptors and the call sites of their
  * producers (probe_plan.h) into the alloc_sites and alloc_callers maps.
  */
@@ -210,7 +246,8 @@ static int load_alloc_maps(struct probes *p, const struct probe_plan *plan,
 		if (bpf_map_update_elem(sfd, &idx, &a, BPF_ANY))
 			goto fail;
 	}
-	for (i = 0; i < plan->ncallers; i++) {
+	i = load_callers_batched(cfd, p->last_layout, plan);
+	for (; i < plan->ncallers; i++) {
 		struct taf_caller_key k = { .layout = (__u32)p->last_layout,
 					    .ret = plan->callers[i].ret };
 

@@ -144,6 +144,24 @@ struct callers_ctx {
 	int err;
 };
 
+/*
+ * The forward state of `reg` (as_forward), computed on the first call that
+ * needs it: most calls load constants, and the data flow was a third of
+ * the planning time on the toolchain's compile when done for every
+ * function up front. *st stays NULL where slots cannot be trusted (no SP
+ * offsets, or a jump table). 0 or -ENOMEM.
+ */
+static int forward_once(struct fn *f, int reg, int32_t **st)
+{
+	if (*st || !f->sp_ok || f->indirect_jump)
+		return 0;
+	*st = malloc(sizeof(int32_t) * f->n * (size_t)f->nl + 1);
+	if (!*st)
+		return -ENOMEM;
+	as_forward(f, reg, *st);
+	return 0;
+}
+
 bool as_byte_scan(const uint8_t *code, uint64_t entry, uint64_t size,
 	       const uint64_t *targets, size_t ntargets)
 {
@@ -192,16 +210,6 @@ static int callers_cb(const char *name, uint64_t entry, uint64_t size, void *arg
 		goto out;
 	}
 	rc = 0;
-	if (f.sp_ok && !f.indirect_jump) {
-		fs = malloc(sizeof(int32_t) * f.n * (size_t)f.nl + 1);
-		ft = malloc(sizeof(int32_t) * f.n * (size_t)f.nl + 1);
-		if (!fs || !ft) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		as_forward(&f, TAF_REG_AX, fs);
-		as_forward(&f, TAF_REG_BX, ft);
-	}
 	for (i = 0; i < f.n; i++)
 		if (f.reach[i] && !f.sem[i].is_call && !as_loads_g(&f.d.insns[i]) &&
 		    (f.sem[i].wregs >> TAF_REG_R14 & 1))
@@ -236,12 +244,16 @@ static int callers_cb(const char *name, uint64_t entry, uint64_t size, void *arg
 		if (const_at(&f, i, TAF_REG_AX, &v)) {
 			a->size.kind = TAF_CVAL_CONST;
 			a->size.val = v;
+		} else if ((rc = forward_once(&f, TAF_REG_AX, &fs)) != 0) {
+			goto out;
 		} else if (fs && caller_slot(&f, fs, i, TAF_REG_AX, &a->size.off)) {
 			a->size.kind = TAF_CVAL_STACK;
 		}
 		if (const_at(&f, i, TAF_REG_BX, &v)) {
 			a->type.kind = TAF_CVAL_CONST;
 			a->type.val = v;
+		} else if ((rc = forward_once(&f, TAF_REG_BX, &ft)) != 0) {
+			goto out;
 		} else if (ft && caller_slot(&f, ft, i, TAF_REG_BX, &a->type.off)) {
 			a->type.kind = TAF_CVAL_STACK;
 		}
@@ -300,24 +312,70 @@ out:
 	return rc;
 }
 
+/*
+ * Appends the n callers of v to *out (cap *cap), taking v's memory when
+ * *out is empty. 0 or -ENOMEM.
+ */
+static int callers_join(struct as_caller **out, size_t *nout, size_t *cap,
+			struct as_caller *v, size_t n, size_t vcap)
+{
+	if (!*out) {
+		*out = v;
+		*nout = n;
+		*cap = vcap;
+		return 0;
+	}
+	if (*nout + n > *cap) {
+		struct as_caller *nv = realloc(*out, (*nout + n) * sizeof(*nv));
+
+		if (!nv) {
+			free(v);
+			return -ENOMEM;
+		}
+		*out = nv;
+		*cap = *nout + n;
+	}
+	memcpy(*out + *nout, v, n * sizeof(*v));
+	*nout += n;
+	free(v);
+	return 0;
+}
+
 int as_find_callers(const struct as_env *env, const uint64_t *targets,
 		    size_t ntargets, const char *const *dispatchers,
 		    size_t ndispatchers, struct as_caller **out, size_t *n)
 {
-	struct callers_ctx c = { .env = env, .targets = targets,
-				 .ntargets = ntargets, .dispatchers = dispatchers,
-				 .ndispatchers = ndispatchers };
-	int rc;
+	unsigned nw = as_par_workers(), w;
+	struct callers_ctx c[8];
+	void *ctx[8];
+	size_t cap = 0;
+	int rc, err = 0;
 
 	*out = NULL;
 	*n = 0;
-	rc = go_binary_foreach_func(env->bin, "", callers_cb, &c);
-	if (rc || c.err) {
-		free(c.v);
-		return c.err ? c.err : rc;
+	for (w = 0; w < nw; w++) {
+		c[w] = (struct callers_ctx){ .env = env, .targets = targets,
+					     .ntargets = ntargets,
+					     .dispatchers = dispatchers,
+					     .ndispatchers = ndispatchers };
+		ctx[w] = &c[w];
 	}
-	*out = c.v;
-	*n = c.n;
+	rc = as_par_foreach_func(env->bin, callers_cb, ctx, nw);
+	for (w = 0; w < nw; w++) {
+		if (!err)
+			err = c[w].err;
+		if (!err)
+			err = callers_join(out, n, &cap, c[w].v, c[w].n, c[w].cap);
+		else
+			free(c[w].v);
+	}
+	if (rc || err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return err ? err : rc;
+	}
+	as_callers_sort(*out, *n);
 	return 0;
 }
 
@@ -479,26 +537,42 @@ int as_find_type_sources(const struct as_env *env,
 			 const uint64_t *inner, size_t ninner,
 			 struct as_caller **out, size_t *n)
 {
-	struct tsrc_ctx c = { .env = env, .targets = targets,
-			      .ntargets = ntargets, .inner = inner,
-			      .ninner = ninner };
-	size_t i;
-	int rc;
+	unsigned nw = as_par_workers(), w;
+	struct tsrc_ctx c[8];
+	void *ctx[8];
+	uint64_t *entries;
+	size_t i, cap = 0;
+	int rc, err = 0;
 
 	*out = NULL;
 	*n = 0;
-	c.entries = calloc(ntargets + 1, sizeof(*c.entries));
-	if (!c.entries)
+	entries = calloc(ntargets + 1, sizeof(*entries));
+	if (!entries)
 		return -ENOMEM;
 	for (i = 0; i < ntargets; i++)
-		c.entries[i] = targets[i].entry;
-	rc = go_binary_foreach_func(env->bin, "", tsrc_cb, &c);
-	free(c.entries);
-	if (rc || c.err) {
-		free(c.v);
-		return c.err ? c.err : rc;
+		entries[i] = targets[i].entry;
+	for (w = 0; w < nw; w++) {
+		c[w] = (struct tsrc_ctx){ .env = env, .targets = targets,
+					  .ntargets = ntargets, .entries = entries,
+					  .inner = inner, .ninner = ninner };
+		ctx[w] = &c[w];
 	}
-	*out = c.v;
-	*n = c.n;
+	rc = as_par_foreach_func(env->bin, tsrc_cb, ctx, nw);
+	free(entries);
+	for (w = 0; w < nw; w++) {
+		if (!err)
+			err = c[w].err;
+		if (!err)
+			err = callers_join(out, n, &cap, c[w].v, c[w].n, c[w].cap);
+		else
+			free(c[w].v);
+	}
+	if (rc || err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return err ? err : rc;
+	}
+	as_callers_sort(*out, *n);
 	return 0;
 }

@@ -198,19 +198,60 @@ void as_fn_free(struct fn *f)
 	memset(f, 0, sizeof(*f));
 }
 
+struct describe_ctx {
+	struct fn *f;
+	csh cs;
+	size_t cap;            /* of f->sem */
+};
+
+/* Room for n facts in f->sem, the new ones zero. 0 or -ENOMEM. */
+static int sem_reserve(struct describe_ctx *c, size_t n)
+{
+	struct fn *f = c->f;
+	size_t cap = c->cap ? c->cap : 256;
+	struct isem *v;
+
+	if (n <= c->cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	v = realloc(f->sem, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memset(v + c->cap, 0, (cap - c->cap) * sizeof(*v));
+	f->sem = v;
+	c->cap = cap;
+	return 0;
+}
+
+/* Per instruction, from disasm_function_hook: its facts (as_describe). */
+static int describe_cb(void *arg, size_t i, const void *ci)
+{
+	struct describe_ctx *c = arg;
+
+	if (sem_reserve(c, i + 2))
+		return -ENOMEM;
+	as_describe(c->f, c->cs, i, ci);
+	return 0;
+}
+
 /*
  * Decodes [entry, entry+size), builds the CFG from the entry probe site,
  * SP offsets and the slot table. Returns 0, -EINVAL (why in f->why: the
  * analyses cannot run), -EFAULT or -ENOMEM.
+ *
+ * One capstone pass with operand details gives both the instruction list
+ * (disasm.h) and the facts of each (as_describe): decoding twice was half
+ * of the planning time on big binaries (issue 16).
  */
 int as_fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
 	    uint64_t size)
 {
+	struct describe_ctx dc = { .f = f };
+	struct disasm_hook hook = { .cb = describe_cb, .arg = &dc };
 	struct go_entry_site es;
 	const uint8_t *code;
 	char derr[160];
-	csh cs = 0;
-	cs_insn *ci = NULL;
 	int *stack = NULL;
 	size_t i;
 	int rc = 0;
@@ -220,10 +261,22 @@ int as_fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
 	code = go_binary_bytes(env->bin, entry, size);
 	if (!code)
 		return -EFAULT;
-	if (disasm_function(code, size, entry, &f->d, derr, sizeof(derr)))
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &dc.cs) != CS_ERR_OK)
+		return -ENOMEM;
+	cs_option(dc.cs, CS_OPT_DETAIL, CS_OPT_ON);
+	hook.cs = (size_t)dc.cs;
+	rc = disasm_function_hook(code, size, entry, &f->d, derr, sizeof(derr),
+				  &hook);
+	cs_close(&dc.cs);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
 		return as_refuse(f, "cannot decode: %s", derr);
 	f->n = f->d.n_code;
-	f->sem = calloc(f->n + 1, sizeof(*f->sem));
+	/* Past the code (padding) the facts are zero, as before. */
+	if (sem_reserve(&dc, f->n + 1))
+		return -ENOMEM;
+	memset(f->sem + f->n, 0, (dc.cap - f->n) * sizeof(*f->sem));
 	f->succ = calloc(f->n + 1, sizeof(*f->succ));
 	f->npred = calloc(f->n + 1, sizeof(*f->npred));
 	f->reach = calloc(f->n + 1, 1);
@@ -232,29 +285,6 @@ int as_fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
 	if (!f->sem || !f->succ || !f->npred || !f->reach || !f->sp || !stack) {
 		rc = -ENOMEM;
 		goto out;
-	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	ci = cs_malloc(cs);
-	if (!ci) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < f->n; i++) {
-		const struct insn *in = &f->d.insns[i];
-		const uint8_t *p = in->bytes;
-		size_t left = in->len;
-		uint64_t a = in->addr;
-
-		if (!cs_disasm_iter(cs, &p, &left, &a, ci)) {
-			rc = as_refuse(f, "cannot decode %#lx with details",
-				    (unsigned long)in->addr);
-			goto out;
-		}
-		as_describe(f, cs, i, ci);
 	}
 	if (go_entry_probe_site(&f->d, &es) || !es.stack_check) {
 		/* No stack check (NOSPLIT): the analysis starts at the entry. */
@@ -289,10 +319,6 @@ int as_fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
 	}
 	f->nl = NREGS + f->nslots;
 out:
-	if (ci)
-		cs_free(ci, 1);
-	if (cs)
-		cs_close(&cs);
 	free(stack);
 	return rc;
 }

@@ -8,6 +8,7 @@
  * encoding, the per-instruction facts (struct isem), the per-function state
  * (struct fn) and the prototypes of the functions one part calls in
  * another. The parts:
+ *  - alloc_sites_par.c        the callers scans on several threads
  *  - alloc_sites_x86.c        registers and instruction facts (capstone)
  *  - alloc_sites_cfg.c        one function: decode, CFG, SP, slots
  *  - alloc_sites_flow.c       the value analyses (data flow)
@@ -128,6 +129,22 @@ struct taf_loc as_pick(const struct fn *f, const int32_t *st, int64_t sp,
 bool as_loads_g(const struct insn *in);
 
 /* alloc_sites_callers.c */
+/*
+ * alloc_sites_par.c: cb over every function of bin (as
+ * go_binary_foreach_func with no prefix) on nw threads, worker w passing
+ * ctx[w]; the first non-zero return stops the walk and is returned.
+ * TRACEAF_PLAN_THREADS=N sets the worker count (default: online CPUs, at
+ * most 8; 1 is the one-thread walk, for comparisons).
+ */
+#define AS_THREADS_ENV "TRACEAF_PLAN_THREADS"
+unsigned as_par_workers(void);
+int as_par_foreach_func(const struct go_binary *bin,
+			int (*cb)(const char *name, uint64_t entry,
+				  uint64_t size, void *arg),
+			void *const *ctx, unsigned nw);
+/* Sorts callers by call address and frees nothing. */
+void as_callers_sort(struct as_caller *v, size_t n);
+
 bool as_byte_scan(const uint8_t *code, uint64_t entry, uint64_t size,
 	       const uint64_t *targets, size_t ntargets);
 

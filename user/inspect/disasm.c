@@ -322,6 +322,13 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 int disasm_function(const uint8_t *code, size_t len, uint64_t vaddr,
 		    struct disasm *out, char *err, size_t errlen)
 {
+	return disasm_function_hook(code, len, vaddr, out, err, errlen, NULL);
+}
+
+int disasm_function_hook(const uint8_t *code, size_t len, uint64_t vaddr,
+			 struct disasm *out, char *err, size_t errlen,
+			 const struct disasm_hook *hook)
+{
 	const uint8_t *p = code;
 	uint64_t addr = vaddr;
 	size_t left = len, cap = len / 3 + 16, i;
@@ -332,7 +339,9 @@ int disasm_function(const uint8_t *code, size_t len, uint64_t vaddr,
 	memset(out, 0, sizeof(*out));
 	out->entry = vaddr;
 	out->end = vaddr + len;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (hook)
+		cs = (csh)hook->cs;
+	else if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return -ENOMEM;
 	ci = cs_malloc(cs);
 	out->insns = malloc(cap * sizeof(*out->insns));
@@ -366,6 +375,8 @@ int disasm_function(const uint8_t *code, size_t len, uint64_t vaddr,
 		memset(&out->insns[out->n], 0, sizeof(out->insns[0]));
 		fill(&out->insns[out->n], ci);
 		out->n++;
+		if (hook && (rc = hook->cb(hook->arg, out->n - 1, ci)) != 0)
+			goto done;
 	}
 
 	/* Trailing INT3s are the linker's padding up to the next function. */
@@ -395,7 +406,8 @@ int disasm_function(const uint8_t *code, size_t len, uint64_t vaddr,
 done:
 	if (ci)
 		cs_free(ci, 1);
-	cs_close(&cs);
+	if (!hook)
+		cs_close(&cs);
 	if (rc)
 		disasm_free(out);
 	return rc;

@@ -73,6 +73,23 @@ int disasm_function(const uint8_t *code, size_t len, uint64_t vaddr,
 void disasm_free(struct disasm *d);
 
 /*
+ * disasm_function that also hands every instruction, as capstone decoded
+ * it, to a caller that wants more than disasm gives (the allocation-site
+ * analysis reads capstone's operand details): one decode instead of two.
+ * `cs` is the caller's capstone handle (a csh, opened for x86-64 with the
+ * details it needs); `cb` gets the index in out->insns (already filled)
+ * and the cs_insn, and a non-zero return stops the decode and is returned.
+ */
+struct disasm_hook {
+	size_t cs;
+	int (*cb)(void *arg, size_t idx, const void *cs_insn);
+	void *arg;
+};
+int disasm_function_hook(const uint8_t *code, size_t len, uint64_t vaddr,
+			 struct disasm *out, char *err, size_t errlen,
+			 const struct disasm_hook *hook);
+
+/*
  * Decodes one instruction at code (at most len bytes) and classifies it.
  * Returns its length, or -EILSEQ.
  */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "go_binary.h"
+#include "inspect/go_func_index.h"
 
 struct section {
 	const char *name;
@@ -66,6 +67,7 @@ struct go_binary {
 
 	struct go_build_info bi;
 	struct go_pclntab pcln;
+	struct go_func_index fidx;  /* pcln by name */
 	uint64_t text_start;
 	uint64_t moduledata; /* 0: not found */
 
@@ -682,6 +684,9 @@ int go_binary_open(const char *path, struct go_binary **out, char *err,
 		rc = pc_rc;
 		goto out_close;
 	}
+	rc = go_func_index_build(&bin->fidx, &bin->pcln);
+	if (rc)
+		goto out_close;
 	*out = bin;
 	return 0;
 
@@ -713,6 +718,7 @@ void go_binary_close(struct go_binary *bin)
 		return;
 	if (bin->dwarf && bin->dwarf_free)
 		bin->dwarf_free(bin->dwarf);
+	go_func_index_free(&bin->fidx);
 	go_build_info_free(&bin->bi);
 	if (bin->elf)
 		elf_end(bin->elf);
@@ -755,6 +761,15 @@ bool go_binary_has_dwarf(const struct go_binary *bin)
 	return bin->has_dwarf;
 }
 
+/* go_pclntab_find through the name index (go_func_index.h on why). */
+static int pcln_find(const struct go_binary *bin, const char *name,
+		     struct go_func *f)
+{
+	int rc = go_func_index_find(&bin->fidx, &bin->pcln, name, f);
+
+	return rc == -EAGAIN ? go_pclntab_find(&bin->pcln, name, f) : rc;
+}
+
 int go_binary_find_func(const struct go_binary *bin, const char *name,
 			uint64_t *entry, uint64_t *size)
 {
@@ -767,7 +782,7 @@ int go_binary_find_func(const struct go_binary *bin, const char *name,
 	 * the program failing, while .symtab is only read by tools and may
 	 * be damaged or edited without the program noticing.
 	 */
-	if (go_pclntab_find(&bin->pcln, name, &f) == 0) {
+	if (pcln_find(bin, name, &f) == 0) {
 		*entry = f.entry;
 		*size = f.size;
 		return 0;
@@ -798,7 +813,7 @@ int go_binary_foreach_func(const struct go_binary *bin, const char *prefix,
 		if (f.funcid != 0) {
 			struct go_func code;
 
-			if (go_pclntab_find(&bin->pcln, f.name, &code) == 0 &&
+			if (pcln_find(bin, f.name, &code) == 0 &&
 			    code.entry != f.entry)
 				continue;
 		}

@@ -16,12 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "attach/freeze.h"
 #include "util/grow.h"
 #include "attach/heap_snapshot.h"
+#include "attach/plan_cache.h"
 #include "attach/probe_plan.h"
 #include "attach/profile_rate.h"
 #include "attach/profile_specials.h"
@@ -72,24 +74,44 @@ static void keep_sample_types(struct bin_entry *be, const struct probe_plan *pla
  * Plans and attaches the probes of executable `bin` (reached through
  * `path`) for process `pid`, or for every process running it (-1).
  */
+static double plan_seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		  const struct go_binary *bin, const char *path,
 		  pid_t pid, char *err, size_t errlen)
 {
 	const struct go_build_info *bi = go_binary_build_info(bin);
 	const char *shown = path;
+	struct plan_cache_opts popt = { 0 };
+	enum plan_cache_result how;
 	struct probe_plan plan;
+	struct timespec t0;
 	char fdpath[64];
 	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 
 	if (bi->minor > GO_MAX_KNOWN_MINOR)
 		tracer_say("warning: %s is newer than the newest Go this version knows (1.%d); trying anyway",
 		    bi->version, GO_MAX_KNOWN_MINOR);
-	rc = t->opt->memprofilerate ?
-	     probe_plan_build_sampled(bin, &plan, err, errlen) :
-	     probe_plan_build(bin, &plan, err, errlen);
+	popt.dir = t->opt->cache_dir;
+	popt.disabled = t->opt->no_cache;
+	popt.verbose = t->opt->verbose;
+	popt.sampled = t->opt->memprofilerate != 0;
+	rc = plan_cache_build(bin, &popt, &plan, &how, err, errlen);
 	if (rc)
 		return rc;
+	if (t->opt->verbose > 1 || (t->opt->verbose && how == PLAN_CACHE_HIT))
+		tracer_say("%s: probe plan %s (%.3f s)", shown,
+			   how == PLAN_CACHE_HIT ? "from the cache" :
+			   how == PLAN_CACHE_MISS ? "built and cached" : "built",
+			   plan_seconds_since(&t0));
 	rc = probes_add_layout(&t->probes, &plan);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot configure the BPF programs: %s",

@@ -176,6 +176,14 @@ void cli_print_help(void)
 "        (function, file, line; stripped binaries too) into F.stacks\n"
 "        beside each trace file F (README.md, \"Stack sidecar\").  Costs\n"
 "        the target about 1 us more per allocation.\n"
+"    --no-cache\n"
+"        Plan the probes of every executable afresh instead of reading the\n"
+"        plan kept from an earlier attach to the same build (keyed by its\n"
+"        build IDs, size and mtime, and this tracer's own binary).\n"
+"    --cache-dir DIR\n"
+"        Where those plans are kept.  Default /var/cache/traceaf-bpf; it is\n"
+"        created 0700, and not used if it or a file in it is a symbolic\n"
+"        link, belongs to another user or is writable by anyone else.\n"
 "    --ringbuf-size MIB\n"
 "        BPF ring buffer size in MiB (power of two).  Default 64.\n"
 "    -v, --verbose\n"
@@ -246,6 +254,7 @@ enum { OPT_RINGBUF = 0x100, OPT_INCLUDE, OPT_EXCLUDE, OPT_MAX_PROCS };
 enum { OPT_SAMPLE = 0x180 };
 enum { OPT_STACKS = 0x190, OPT_MEMPROFILERATE };
 enum { OPT_GEN_SIZE = 0x1a0 };
+enum { OPT_NO_CACHE = 0x1b0, OPT_CACHE_DIR };
 
 static int push_pattern(const char ***list, size_t *n, const char *p)
 {
@@ -311,6 +320,8 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "stacks", no_argument, NULL, OPT_STACKS },
 		{ "memprofilerate", required_argument, NULL, OPT_MEMPROFILERATE },
+		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+		{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -414,6 +425,12 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 			break;
 		case OPT_STACKS:
 			o->stacks = true;
+			break;
+		case OPT_NO_CACHE:
+			o->no_cache = true;
+			break;
+		case OPT_CACHE_DIR:
+			o->cache_dir = optarg;
 			break;
 		case OPT_MEMPROFILERATE: {
 			uint64_t v;

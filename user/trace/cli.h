@@ -26,6 +26,8 @@ struct taf_options {
 	unsigned sample;            /* --sample N: 1 allocation in N, >= 1 */
 	bool stacks;                /* --stacks: allocation call stacks */
 	uint64_t memprofilerate;    /* --memprofilerate BYTES, 0: full mode */
+	bool no_cache;              /* --no-cache: plan every executable afresh */
+	const char *cache_dir;      /* --cache-dir, NULL: /var/cache/traceaf-bpf */
 	int verbose;                /* -v, repeatable */
 	unsigned max_processes;     /* --max-processes, with --all */
 	const char **include;       /* --include PATTERN, repeatable */
