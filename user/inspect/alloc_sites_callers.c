@@ -335,7 +335,8 @@ static int callers_join(struct as_caller **out, size_t *nout, size_t *cap,
 		*out = nv;
 		*cap = *nout + n;
 	}
-	memcpy(*out + *nout, v, n * sizeof(*v));
+	if (n)   /* memcpy from NULL is undefined even for 0 bytes */
+		memcpy(*out + *nout, v, n * sizeof(*v));
 	*nout += n;
 	free(v);
 	return 0;
