@@ -39,48 +39,47 @@ static size_t unique_pred(const struct fn *f, size_t i)
 }
 
 /*
- * The constant register `reg` holds at instruction c, if every way to c
- * passes one straight-line chain that sets it: LEAQ sym(IP), MOVL $imm,
- * XORL. Functions with jump tables are not trusted (a table could jump
- * into the chain).
+ * The instruction that last sets register `reg` before instruction c, if
+ * every way to c passes one straight-line chain through it, or SIZE_MAX.
+ * Functions with jump tables are not trusted (a table could jump into the
+ * chain).
  */
-static bool const_at(const struct fn *f, size_t c, int reg, uint64_t *val)
+static size_t setter_of(const struct fn *f, size_t c, int reg)
 {
 	size_t i = c;
 
 	if (f->indirect_jump)
-		return false;
+		return SIZE_MAX;
 	while ((i = unique_pred(f, i)) != SIZE_MAX) {
 		const struct isem *s = &f->sem[i];
 
-		if (s->const_regs >> reg & 1) {
-			*val = s->const_val;
-			return true;
-		}
-		if (s->wregs >> reg & 1 || s->dreg == reg)
-			return false;
+		if ((s->const_regs | s->global_regs | s->wregs) >> reg & 1 ||
+		    s->dreg == reg)
+			return i;
 	}
-	return false;
+	return SIZE_MAX;
 }
 
-/* Like const_at, for a register loaded from a global (MOVQ sym(IP), R). */
+/* The constant `reg` holds at c: LEAQ sym(IP), MOVL $imm, XORL. */
+static bool const_at(const struct fn *f, size_t c, int reg, uint64_t *val)
+{
+	size_t i = setter_of(f, c, reg);
+
+	if (i == SIZE_MAX || !(f->sem[i].const_regs >> reg & 1))
+		return false;
+	*val = f->sem[i].const_val;
+	return true;
+}
+
+/* The global `reg` was loaded from at c (MOVQ sym(IP), R): its address. */
 static bool global_at(const struct fn *f, size_t c, int reg, uint64_t *addr)
 {
-	size_t i = c;
+	size_t i = setter_of(f, c, reg);
 
-	if (f->indirect_jump)
+	if (i == SIZE_MAX || !(f->sem[i].global_regs >> reg & 1))
 		return false;
-	while ((i = unique_pred(f, i)) != SIZE_MAX) {
-		const struct isem *s = &f->sem[i];
-
-		if (s->global_regs >> reg & 1) {
-			*addr = s->global_addr;
-			return true;
-		}
-		if (s->wregs >> reg & 1 || s->dreg == reg)
-			return false;
-	}
-	return false;
+	*addr = f->sem[i].global_addr;
+	return true;
 }
 
 /*
