@@ -152,7 +152,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 
 /* ---- helpers ---- */
 
-static const char *human_bytes(uint64_t b, char *buf, size_t len)
+const char *report_human_bytes(uint64_t b, char *buf, size_t len)
 {
 	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double v = (double)b;
@@ -366,8 +366,8 @@ static void print_rate(const struct heap_replay *h)
 
 		printf("  %8.2f %14.0f %10s/s %12s\n", (double)b->t_ns / 1e9,
 		       rate(a, b, false),
-		       human_bytes((uint64_t)rate(a, b, true), b1, sizeof(b1)),
-		       human_bytes(b->live_bytes, b2, sizeof(b2)));
+		       report_human_bytes((uint64_t)rate(a, b, true), b1, sizeof(b1)),
+		       report_human_bytes(b->live_bytes, b2, sizeof(b2)));
 	}
 }
 
@@ -404,9 +404,9 @@ static void print_text(const struct report_proc *p,
 	else if (h->sample_rate == 1)
 		printf("  every allocation the runtime's heap profiler sees (memprofilerate 1)\n");
 	printf("  %llu allocations (%s), %llu frees; live at the end: %llu objects (%s)\n",
-	       (unsigned long long)allocs, human_bytes(bytes, b1, sizeof(b1)),
+	       (unsigned long long)allocs, report_human_bytes(bytes, b1, sizeof(b1)),
 	       (unsigned long long)frees, (unsigned long long)live,
-	       human_bytes(lbytes, b2, sizeof(b2)));
+	       report_human_bytes(lbytes, b2, sizeof(b2)));
 
 	ord = sorted(h, h->ntypes, by_alloc_bytes);
 	if (!ord)
@@ -422,10 +422,10 @@ static void print_text(const struct report_proc *p,
 		shown++;
 		printf("  %-36.*s %10llu %10s %10llu %10llu %10s\n",
 		       36, t->name, (unsigned long long)t->c.allocs,
-		       human_bytes(t->c.alloc_bytes, b1, sizeof(b1)),
+		       report_human_bytes(t->c.alloc_bytes, b1, sizeof(b1)),
 		       (unsigned long long)t->c.frees,
 		       (unsigned long long)t->c.live,
-		       human_bytes(t->c.live_bytes, b2, sizeof(b2)));
+		       report_human_bytes(t->c.live_bytes, b2, sizeof(b2)));
 	}
 	free(ord);
 
@@ -459,7 +459,7 @@ static void print_text(const struct report_proc *p,
 		printf("  %s: live %llu -> %llu objects (+%s), floor rose at %u of %u steps\n",
 		       t->name, (unsigned long long)t->leak.floor_start,
 		       (unsigned long long)t->leak.live_end,
-		       human_bytes(t->leak.growth_bytes, b1, sizeof(b1)),
+		       report_human_bytes(t->leak.growth_bytes, b1, sizeof(b1)),
 		       t->leak.rises, t->leak.steps);
 		s = type_site(h, ord[i]);
 		if (s >= 0) {
@@ -484,9 +484,9 @@ static void print_text(const struct report_proc *p,
 
 			printf("  %10llu allocs %10s, live %llu (%s)%s  ",
 			       (unsigned long long)s->c.allocs,
-			       human_bytes(s->c.alloc_bytes, b1, sizeof(b1)),
+			       report_human_bytes(s->c.alloc_bytes, b1, sizeof(b1)),
 			       (unsigned long long)s->c.live,
-			       human_bytes(s->c.live_bytes, b2, sizeof(b2)),
+			       report_human_bytes(s->c.live_bytes, b2, sizeof(b2)),
 			       s->leak.suspect ? " LEAK?" : "");
 			print_site(s);
 			printf(" %s\n", h->types[s->top_type].name);
@@ -498,19 +498,19 @@ static void print_text(const struct report_proc *p,
 	printf("\nSPANS AND GOROUTINE STACKS\n");
 	printf("  heap spans:   %llu pages at the end (%s), peak %llu; %llu allocated, %llu freed\n",
 	       (unsigned long long)h->heap_pages,
-	       human_bytes(h->heap_pages * 8192, b1, sizeof(b1)),
+	       report_human_bytes(h->heap_pages * 8192, b1, sizeof(b1)),
 	       (unsigned long long)h->peak_heap_pages,
 	       (unsigned long long)h->span_allocs,
 	       (unsigned long long)h->span_frees);
 	printf("  manual spans: %llu pages at the end (%s), peak %llu\n",
 	       (unsigned long long)h->manual_pages,
-	       human_bytes(h->manual_pages * 8192, b1, sizeof(b1)),
+	       report_human_bytes(h->manual_pages * 8192, b1, sizeof(b1)),
 	       (unsigned long long)h->peak_manual_pages);
 	printf("  goroutine stacks: %llu at the end (%s), peak %llu (%s); %llu allocated, %llu freed\n",
 	       (unsigned long long)h->stacks_live,
-	       human_bytes(h->stack_bytes, b1, sizeof(b1)),
+	       report_human_bytes(h->stack_bytes, b1, sizeof(b1)),
 	       (unsigned long long)h->peak_stacks,
-	       human_bytes(h->peak_stack_bytes, b2, sizeof(b2)),
+	       report_human_bytes(h->peak_stack_bytes, b2, sizeof(b2)),
 	       (unsigned long long)h->stack_allocs,
 	       (unsigned long long)h->stack_frees);
 	if (h->anom.alloc_of_live || h->anom.free_of_unknown ||
@@ -523,7 +523,7 @@ static void print_text(const struct report_proc *p,
 
 /* ---- JSON ---- */
 
-static void json_str(const char *s)
+void report_json_str(const char *s)
 {
 	putchar('"');
 	for (; *s; s++) {
@@ -562,9 +562,9 @@ static void json_leak(const struct hr_leak *l)
 static void json_site(const struct hr_site *s)
 {
 	printf("{\"func\":");
-	json_str(s->frame.func);
+	report_json_str(s->frame.func);
 	printf(",\"file\":");
-	json_str(s->frame.file);
+	report_json_str(s->frame.file);
 	printf(",\"line\":%u}", s->frame.line);
 }
 
@@ -589,12 +589,12 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		tot.live_bytes += c->live_bytes;
 	}
 	printf("{\"name\":");
-	json_str(p->name);
+	report_json_str(p->name);
 	printf(",\"files\":[");
 	for (i = 0; i < p->nfiles; i++) {
 		if (i)
 			putchar(',');
-		json_str(p->files[i]);
+		report_json_str(p->files[i]);
 	}
 	printf("],\"format\":%u,\"generations\":%llu,\"events\":%llu,\"duration_s\":%.6f,\"have_stacks\":%s,\"memprofilerate\":%llu,\"estimated\":%s,\"totals\":{",
 	       h->format_version, (unsigned long long)h->generations,
@@ -610,7 +610,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		const struct hr_type *t = &h->types[ord[i]];
 
 		printf("%s{\"name\":", i ? "," : "");
-		json_str(t->name);
+		report_json_str(t->name);
 		printf(",\"size\":%llu,", (unsigned long long)t->size);
 		json_counts(&t->c);
 		printf(",\"peak_live_bytes\":%llu}",
@@ -644,7 +644,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 			continue;
 		printf("%s{\"type\":", first ? "" : ",");
 		first = false;
-		json_str(t->name);
+		report_json_str(t->name);
 		putchar(',');
 		json_leak(&t->leak);
 		printf(",\"site\":");
@@ -664,7 +664,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		printf("%s{\"site\":", i ? "," : "");
 		json_site(s);
 		printf(",\"type\":");
-		json_str(h->types[s->top_type].name);
+		report_json_str(h->types[s->top_type].name);
 		putchar(',');
 		json_counts(&s->c);
 		printf(",\"leak_suspect\":%s,", s->leak.suspect ? "true" :
@@ -682,13 +682,13 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		printf("%s{\"frames\":[", i ? "," : "");
 		for (k = 0; k < st->nframes; k++) {
 			printf("%s{\"func\":", k ? "," : "");
-			json_str(st->frames[k].func);
+			report_json_str(st->frames[k].func);
 			printf(",\"file\":");
-			json_str(st->frames[k].file);
+			report_json_str(st->frames[k].file);
 			printf(",\"line\":%u}", st->frames[k].line);
 		}
 		printf("],\"type\":");
-		json_str(h->types[sums[i].type].name);
+		report_json_str(h->types[sums[i].type].name);
 		printf(",\"allocs\":%llu,\"alloc_bytes\":%llu,\"live\":%llu,\"live_bytes\":%llu}",
 		       (unsigned long long)sums[i].allocs,
 		       (unsigned long long)sums[i].alloc_bytes,

@@ -76,19 +76,6 @@ static const char *row_type(const struct heap_replay *h, const struct cyc_row *r
 	return t < h->ntypes ? h->types[t].name : "?";
 }
 
-static void human(uint64_t b, char *buf, size_t len)
-{
-	static const char *const u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)b;
-	int i = 0;
-
-	while (v >= 1024 && i < 4) {
-		v /= 1024;
-		i++;
-	}
-	snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, u[i]);
-}
-
 static void print_section(const struct heap_replay *h, int which,
 			  unsigned top)
 {
@@ -110,7 +97,7 @@ static void print_section(const struct heap_replay *h, int which,
 	for (i = 0; i < n && i < top; i++) {
 		const struct cyc_row *r = &rows[i];
 
-		human(r->bytes, b, sizeof(b));
+		report_human_bytes(r->bytes, b, sizeof(b));
 		printf("  %10s %10" PRIu64 " objects %5.1f%% of its bytes  ", b,
 		       r->objects,
 		       r->alloc_bytes ? 100.0 * (double)r->bytes /
@@ -133,22 +120,6 @@ void report_print_cycles(const struct heap_replay *h, unsigned top)
 	print_section(h, 1, top);
 }
 
-static void json_escaped(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static void json_section(const struct heap_replay *h, int which,
 			 unsigned top)
 {
@@ -167,15 +138,15 @@ static void json_section(const struct heap_replay *h, int which,
 			const struct stack_frame *f = &h->sites[r->site - 1].frame;
 
 			printf("{\"func\":");
-			json_escaped(f->func);
+			report_json_str(f->func);
 			printf(",\"file\":");
-			json_escaped(f->file);
+			report_json_str(f->file);
 			printf(",\"line\":%u}", f->line);
 		} else {
 			printf("null");
 		}
 		printf(",\"type\":");
-		json_escaped(row_type(h, r));
+		report_json_str(row_type(h, r));
 		printf(",\"objects\":%" PRIu64 ",\"bytes\":%" PRIu64
 		       ",\"alloc_bytes\":%" PRIu64 "}", r->objects, r->bytes,
 		       r->alloc_bytes);

@@ -148,22 +148,6 @@ static void print_set(const char *what, struct diff_set *d, unsigned top)
 	}
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static void json_set(const char *name, struct diff_set *d, unsigned top)
 {
 	size_t i;
@@ -174,7 +158,7 @@ static void json_set(const char *name, struct diff_set *d, unsigned top)
 		const struct diff_row *r = &d->rows[i];
 
 		printf("%s{\"key\":", i ? "," : "");
-		json_str(r->key);
+		report_json_str(r->key);
 		printf(",\"old_alloc_bytes\":%" PRIu64 ",\"new_alloc_bytes\":%" PRIu64
 		       ",\"old_allocs\":%" PRIu64 ",\"new_allocs\":%" PRIu64
 		       ",\"old_live_bytes\":%" PRIu64 ",\"new_live_bytes\":%" PRIu64 "}",

@@ -9,9 +9,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct heap_replay;
 struct report_proc;
+
+/* report.c's formatting, shared by its sections: "1.5 MiB"; a JSON
+ * string with its quotes. */
+const char *report_human_bytes(uint64_t b, char *buf, size_t len);
+void report_json_str(const char *s);
 
 /* GARBAGE PRODUCERS and RETENTION, text; and as JSON members (each
  * starting with a comma) of a process object. */
