@@ -299,6 +299,63 @@ static void test_each_file_gets_its_sidecar(void **state)
 	stack_sidecar_close(s);
 }
 
+/*
+ * A stack read from the process (a heap-profile bucket: return PCs only,
+ * the allocator's frames already skipped by the runtime) is symbolized
+ * as the probes' stacks are, and an exists event noted with it gets a
+ * sidecar entry without counting as an allocation; a probe's hash gives
+ * the same kind of reference.
+ */
+static void test_exists_events_get_learnt_stacks(void **state)
+{
+	struct fixture *fx = *state;
+	uint64_t bucket[] = { fx->newnode_ret + BIAS, fx->main_main + BIAS,
+			      fx->runtime_main + BIAS };
+	uint64_t whole[] = { fx->mallocgc, fx->newobject + 1, fx->newnode_ret,
+			     fx->main_main };
+	struct alloc_stacks *a;
+	struct alloc_stacks_counts c;
+	struct stack_sidecar *s;
+	const struct stack_frame *f, *g;
+	uint32_t ref, ref1, sid;
+	size_t n, m;
+
+	assert_int_equal(alloc_stacks_new(fx->map_fd, PID, fx->bin, BIAS, &a),
+			 0);
+	ref = alloc_stacks_learn(a, bucket, 3);
+	assert_int_not_equal(ref, 0);
+	assert_int_equal(alloc_stacks_learn(a, bucket, 0), 0);
+	assert_int_equal(alloc_stacks_ref(a, 1), 0);
+	send_whole(a, 1, whole, 4, fx->newobject + 1 + BIAS);
+	ref1 = alloc_stacks_ref(a, 1);
+	assert_int_not_equal(ref1, 0);
+	assert_int_not_equal(ref1, ref);
+	alloc_stacks_note_exists(a, 7, 70, ref);
+	alloc_stacks_note_exists(a, 8, 70, ref1);
+	alloc_stacks_note_exists(a, 9, 70, 0);          /* nothing known */
+	alloc_stacks_note_exists(a, 10, 70, 1000);      /* no such stack */
+	assert_int_equal(alloc_stacks_gen_written(a, fx->dirfd, "e.trace", 3),
+			 0);
+	assert_int_equal(alloc_stacks_close_file(a), 0);
+	alloc_stacks_get_counts(a, &c);
+	assert_int_equal(c.with_stack, 0);
+	assert_int_equal(c.without_stack, 0);
+	alloc_stacks_free(a);
+
+	s = open_sidecar(fx, "e.trace");
+	frames_of(s, 3, 7, 70, &f, &n);
+	assert_true(n >= 2);
+	assert_string_equal(f[0].func, "main.newNode");
+	assert_int_equal(f[0].line, fx->marked);
+	assert_int_equal(f[0].pc, fx->newnode_ret - 1);
+	assert_string_equal(f[n - 1].func, "runtime.main");
+	frames_of(s, 3, 8, 70, &g, &m);
+	assert_string_equal(g[0].func, "main.newNode");
+	assert_int_equal(stack_sidecar_lookup(s, 3, 9, 70, &sid), -ENOENT);
+	assert_int_equal(stack_sidecar_lookup(s, 3, 10, 70, &sid), -ENOENT);
+	stack_sidecar_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +364,8 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(test_each_file_gets_its_sidecar,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_exists_events_get_learnt_stacks, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

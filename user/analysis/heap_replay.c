@@ -500,14 +500,16 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	if (rc)
 		return rc;
 	size = hr_object_size(h, e->args[0], tsize, &upper);
-	if (alloc && p->sidecar) {
+	/* An exists event has a stack too when the daemon knew it (the
+	 * heap-profile samples of --memprofilerate, read at attach). */
+	if (p->sidecar) {
 		if (!stack_sidecar_lookup(p->sidecar, e->gen, e->args[0],
 					  e->ticks, &sid)) {
 			rc = intern_stack(h, sid, &stack);
 			if (rc)
 				return rc;
 		}
-		if (!stack)
+		if (!stack && alloc)
 			h->anom.no_stack++;
 	}
 	rc = hr_intern_class(h, type, stack, size, &cls);

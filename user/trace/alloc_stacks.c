@@ -38,6 +38,7 @@ struct resolved {
 struct pending {
 	uint64_t id, ts;
 	uint32_t res;
+	bool exists;     /* an exists event: not an allocation to count */
 };
 
 struct alloc_stacks {
@@ -274,10 +275,25 @@ void alloc_stacks_record(struct alloc_stacks *a, uint64_t hash,
 		u64_map_put(&a->by_hash, hash, (uint64_t)res + 1);
 }
 
+/* Queues event (ID, TS) of resolved stack RES for the sidecar. */
+static bool add_pending(struct alloc_stacks *a, uint64_t id, uint64_t ts,
+			uint32_t res, bool exists)
+{
+	struct pending *p;
+
+	if (!GROW(a->pend, a->npend, a->pend_cap, 1024))
+		return false;
+	p = &a->pend[a->npend++];
+	p->id = id;
+	p->ts = ts;
+	p->res = res;
+	p->exists = exists;
+	return true;
+}
+
 void alloc_stacks_note(struct alloc_stacks *a, uint64_t id, uint64_t ts,
 		       uint64_t hash)
 {
-	struct pending *p;
 	uint64_t v;
 
 	if (!hash || !u64_map_get(&a->by_hash, hash, &v)) {
@@ -288,14 +304,45 @@ void alloc_stacks_note(struct alloc_stacks *a, uint64_t id, uint64_t ts,
 		}
 		return;
 	}
-	if (!GROW(a->pend, a->npend, a->pend_cap, 1024)) {
+	if (!add_pending(a, id, ts, (uint32_t)(v - 1), false))
 		a->c.without_stack++;
-		return;
-	}
-	p = &a->pend[a->npend++];
-	p->id = id;
-	p->ts = ts;
-	p->res = (uint32_t)(v - 1);
+}
+
+uint32_t alloc_stacks_learn(struct alloc_stacks *a, const uint64_t *pcs,
+			    uint32_t n)
+{
+	uint64_t ips[TAF_STACK_DEPTH];
+	uint32_t i;
+	int res;
+
+	if (n > TAF_STACK_DEPTH)
+		n = TAF_STACK_DEPTH;
+	if (!n || pcs[0] <= a->bias)
+		return 0;
+	/*
+	 * resolve_ips takes the first PC as the probed instruction itself
+	 * and the rest as return addresses; a bucket holds only return
+	 * addresses, so its first goes in as its call instruction.
+	 */
+	ips[0] = pcs[0] - 1;
+	for (i = 1; i < n; i++)
+		ips[i] = pcs[i];
+	res = resolve_ips(a, ips, n, 0);
+	return res >= 0 ? (uint32_t)res + 1 : 0;
+}
+
+uint32_t alloc_stacks_ref(const struct alloc_stacks *a, uint64_t hash)
+{
+	uint64_t v;
+
+	return hash && u64_map_get(&a->by_hash, hash, &v) ? (uint32_t)v : 0;
+}
+
+void alloc_stacks_note_exists(struct alloc_stacks *a, uint64_t id,
+			      uint64_t ts, uint32_t ref)
+{
+	if (ref && ref <= a->nres)
+		add_pending(a, id, ts, ref - 1, true);
 }
 
 void alloc_stacks_gen_dropped(struct alloc_stacks *a)
@@ -442,7 +489,7 @@ int alloc_stacks_gen_written(struct alloc_stacks *a, int dirfd,
 		if (rc == 0)
 			rc = stack_sidecar_writer_add_alloc(a->w, gen, p->id,
 							    p->ts, sid);
-		if (rc == 0)
+		if (rc == 0 && !p->exists)
 			a->file_allocs++;
 	}
 	if (rc) {

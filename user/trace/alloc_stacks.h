@@ -75,6 +75,26 @@ void alloc_stacks_note(struct alloc_stacks *a, uint64_t id, uint64_t ts,
 int alloc_stacks_gen_written(struct alloc_stacks *a, int dirfd,
 			     const char *trace_name, uint64_t gen);
 
+/*
+ * A stack read from the process itself rather than sent by a probe: a
+ * heap-profile bucket's (runtime/mprof.go), N return PCS (load
+ * addresses), innermost first.  Symbolized now; returns a reference for
+ * alloc_stacks_note_exists (0: none could be made).
+ */
+uint32_t alloc_stacks_learn(struct alloc_stacks *a, const uint64_t *pcs,
+			    uint32_t n);
+
+/* The reference of the stack a probe sent as HASH (0: not known). */
+uint32_t alloc_stacks_ref(const struct alloc_stacks *a, uint64_t hash);
+
+/*
+ * An "exists" event (object ID, timestamp as written) of the generation
+ * being built, of an object whose allocation stack is REF (0: nothing is
+ * noted).  Exists events are not allocations: no count changes.
+ */
+void alloc_stacks_note_exists(struct alloc_stacks *a, uint64_t id,
+			      uint64_t ts, uint32_t ref);
+
 /* The generation being built was not written: forget its allocations. */
 void alloc_stacks_gen_dropped(struct alloc_stacks *a);
 

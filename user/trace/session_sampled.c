@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "format/sample_sidecar.h"
+#include "format/trace_writer.h"
+#include "trace/alloc_stacks.h"
 #include "format/trace_sink.h"
 
 /*
@@ -66,6 +68,16 @@ static const struct type_entry *sampled_type(struct session *s,
 }
 
 /*
+ * A live sample's value in s->sampled: its type_ref, and in the upper
+ * half the reference of its allocation stack (alloc_stacks.h; 0: none).
+ */
+static uint64_t sampled_value(struct session *s, const struct type_entry *e,
+			      uint32_t stack_ref)
+{
+	return (uint64_t)stack_ref << 32 | session_type_ref_of(s, e);
+}
+
+/*
  * A heap-profile sample (mProf_Malloc).  Its ID is the address the runtime
  * samples (after a malloc header, as the runtime's own HeapObjectAlloc;
  * the free record names the same address).  Two samples inside one 8-byte
@@ -86,13 +98,16 @@ int session_sampled_alloc(struct session *s,
 		return 0;
 	}
 	e = sampled_type(s, r);
-	if (u64_map_put(&s->sampled, key, session_type_ref_of(s, e)))
+	if (u64_map_put(&s->sampled, key, sampled_value(s, e,
+			s->stacks && st->stack ?
+			alloc_stacks_ref(s->stacks, st->stack->stack_hash) : 0)))
 		return -ENOMEM;
 	return session_emit_alloc(s, r, st, session_heap_object_id(s, key), session_gen_type_id(s, e));
 }
 
 int session_seed_sample(struct session *s, uint64_t addr, uint64_t size,
-			uint64_t type, bool known)
+			uint64_t type, bool known, const uint64_t *pcs,
+			uint32_t npcs)
 {
 	struct taf_rec_heap_alloc r = {
 		.hdr.flags = TAF_ALLOC_F_SAMPLED | (known ? 0 : TAF_ALLOC_F_NO_TYPE),
@@ -104,7 +119,8 @@ int session_seed_sample(struct session *s, uint64_t addr, uint64_t size,
 	if (!addr || !size || u64_map_get(&s->sampled, key, NULL))
 		return 0;
 	e = sampled_type(s, &r);
-	return u64_map_put(&s->sampled, key, session_type_ref_of(s, e));
+	return u64_map_put(&s->sampled, key, sampled_value(s, e, s->stacks ?
+			   alloc_stacks_learn(s->stacks, pcs, npcs) : 0));
 }
 
 int session_sampled_free(struct session *s, const struct taf_rec_addr *r)
@@ -124,12 +140,20 @@ int session_sampled_for_each(struct session *s,
 			     int (*fn)(void *arg, uint64_t addr, uint32_t type_ref),
 			     void *arg)
 {
-	uint64_t key, ref;
+	uint64_t key, v;
 	size_t it = 0;
 	int rc = 0;
 
-	while (rc == 0 && u64_map_next(&s->sampled, &it, &key, &ref))
-		rc = fn(arg, key, (uint32_t)ref);
+	while (rc == 0 && u64_map_next(&s->sampled, &it, &key, &v)) {
+		rc = fn(arg, key, (uint32_t)v);
+		/* The exists event just written gets its allocation stack
+		 * in the sidecar, so every file names the live samples'
+		 * sites, also of those older than the tracer. */
+		if (rc == 0 && s->stacks && v >> 32 && s->gen)
+			alloc_stacks_note_exists(s->stacks,
+				session_heap_object_id(s, key),
+				tw_gen_last_event_ts(s->gen), (uint32_t)(v >> 32));
+	}
 	return rc;
 }
 
