@@ -8,7 +8,7 @@
 // runtime.MemProfile) and waits for SIGUSR1; then it drops them, runs two
 // GCs so the sweeper frees them, prints "done" and exits.
 //
-// With -mix BYTES it instead allocates about BYTES through five sites of
+// With -mix BYTES it instead allocates about BYTES through ten sites of
 // different types and sizes (most of it garbage at once, a little kept),
 // from the start, without waiting; with -heapprofile FILE it then writes
 // its own heap profile (runtime/pprof, sampled at the runtime's current
@@ -68,7 +68,10 @@ func keepSamples() int {
 	return live
 }
 
-// The five sites of -mix, each its own function and type.
+// The ten sites of -mix, each its own function and type, with byte
+// shares far enough apart (at least ~10 %) that a ranking by bytes does
+// not depend on sampling noise, and each large enough (>= 300 B per
+// round, >= 17 MB per GB) for thousands of samples at 4096.
 type small struct {
 	a, b, c int64
 	p       *small
@@ -81,12 +84,22 @@ type record struct {
 	name string
 	v    [120]int64
 }
+type node struct {
+	next *node
+	v    [6]int64
+}
+type words [48]uintptr
 
 var sinkSmall *small
 var sinkMedium *medium
 var sinkRecords []*record
 var sinkBuf []byte
 var sinkStr string
+var sinkLarge []int32
+var sinkInts []int64
+var sinkPtrs []*small
+var sinkWords *words
+var sinkNode *node
 
 //go:noinline
 func makeSmall() { sinkSmall = &small{p: sinkSmall}; sinkSmall.p = nil }
@@ -108,15 +121,52 @@ func makeBuf(n int) { sinkBuf = make([]byte, n) }
 //go:noinline
 func makeString(i int) { sinkStr = fmt.Sprint("key-", i, "-", i*7) }
 
+//go:noinline
+func makeLarge() { sinkLarge = make([]int32, 10000) } // 40000 -> 40960 B
+
+//go:noinline
+func makeInts() { sinkInts = make([]int64, 110) } // 880 -> 896 B
+
+//go:noinline
+func makePtrs() { sinkPtrs = make([]*small, 80) } // 640 B
+
+//go:noinline
+func makeWords() { sinkWords = &words{} } // 384 B
+
+//go:noinline
+func makeList() { // 5 x 56 -> 64 B
+	var l *node
+	for k := 0; k < 5; k++ {
+		l = &node{next: l}
+	}
+	sinkNode = l
+}
+
+//go:noinline
+func makeText(b []byte) { sinkStr = string(b) } // 200 -> 208 B
+
+var text = make([]byte, 200)
+
 func mix(total int64, heapprofile string) {
 	var done int64
 	for i := 0; done < total; i++ {
-		makeSmall()            // 32 B
-		makeMedium()           // 496 -> 512 B
+		if i%4 == 0 {
+			makeLarge() // 40960 B, 10240 B a round
+			done += 40960
+		}
+		makeBuf(2048 + i%4096) // 2-6 KiB, 4096 B a round
 		makeRecord(i)          // 976 -> 1024 B
-		makeBuf(2048 + i%4096) // 2-6 KiB
-		makeString(i)          // ~16 B
-		done += 32 + 512 + 1024 + int64(2048+i%4096) + 16
+		makeInts()             // 896 B
+		makePtrs()             // 640 B
+		makeMedium()           // 496 -> 512 B
+		makeWords()            // 384 B
+		makeList()             // 320 B
+		makeText(text)         // 208 B
+		for k := 0; k < 8; k++ {
+			makeSmall() // 8 x 32 B
+		}
+		makeString(i) // ~16 B and fmt's own
+		done += int64(2048+i%4096) + 1024 + 896 + 640 + 512 + 384 + 320 + 208 + 256 + 16
 	}
 	fmt.Printf("done mix bytes=%d records_kept=%d\n", done, len(sinkRecords))
 	if heapprofile != "" {
@@ -135,7 +185,7 @@ func mix(total int64, heapprofile string) {
 func main() {
 	n := flag.Int("n", 20000, "main.Keep values to hold")
 	rate := flag.Int("rate", 4096, "runtime.MemProfileRate to run at (0: leave it)")
-	mixBytes := flag.Int64("mix", 0, "allocate about this many bytes through five sites, then exit")
+	mixBytes := flag.Int64("mix", 0, "allocate about this many bytes through ten sites, then exit")
 	heapprofile := flag.String("heapprofile", "", "with -mix: write the heap profile here")
 	flag.Parse()
 	if *rate > 0 {
