@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "inspect/go_binary.h"
+#include "inspect/go_reflect_names.h"
 #include "go_types.h"
 
 static uint64_t load_le(const uint8_t *p, int n)
@@ -99,6 +100,7 @@ int go_types_open(struct go_type_reader **out, const struct go_binary *bin,
 		  uint64_t load_bias, go_mem_read_fn read, void *ctx)
 {
 	struct go_type_reader *r = malloc(sizeof(*r));
+	struct go_reflect_names *rn;
 	int rc;
 
 	*out = NULL;
@@ -109,45 +111,43 @@ int go_types_open(struct go_type_reader **out, const struct go_binary *bin,
 		free(r);
 		return rc;
 	}
+	/* Without reflectOffs, run-time types stay unnamed (-ERANGE). */
+	rn = malloc(sizeof(*rn));
+	if (rn && go_reflect_names_init(rn, bin, load_bias, read, ctx) == 0)
+		r->reflect = rn;
+	else
+		free(rn);
 	*out = r;
 	return 0;
 }
 
 void go_types_close(struct go_type_reader *r)
 {
+	if (!r)
+		return;
+	if (r->reflect) {
+		go_reflect_names_free(r->reflect);
+		free(r->reflect);
+	}
 	free(r);
 }
 
-int go_type_describe(const struct go_type_reader *r, uint64_t type_addr,
-		     struct go_type_desc *out)
+/*
+ * Reads the abi.Name at NAME_AT (flag byte, uvarint length, bytes) into
+ * OUT, reading no further than LIMIT (exclusive).
+ */
+static int read_name(const struct go_type_reader *r, uint64_t name_at,
+		     uint64_t limit, struct go_type_desc *out)
 {
 	uint8_t hdr[1 + 10];
-	uint64_t str, tflag, name_at, len = 0, room;
+	uint64_t len = 0, room;
 	unsigned i, n = 0;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
-	if (type_addr < r->types || type_addr >= r->etypes)
-		return -ERANGE;
-	rc = read_field(r, type_addr, r->size, &out->size);
-	if (!rc)
-		rc = read_field(r, type_addr, r->ptr_bytes, &out->ptr_bytes);
-	if (!rc)
-		rc = read_field(r, type_addr, r->tflag, &tflag);
-	if (!rc)
-		rc = read_field(r, type_addr, r->str, &str);
-	if (rc)
-		return rc;
-	out->tflag = (uint8_t)tflag;
-	str = (uint32_t)str; /* nameOff is an int32; 0 means no name */
-	if (str == 0)
-		return 0;
-	name_at = r->types + str;
-	if (name_at >= r->etypes)
+	if (name_at >= limit)
 		return -EINVAL;
-
-	/* Flag byte and the uvarint length; never read past etypes. */
-	room = r->etypes - name_at;
+	/* Flag byte and the uvarint length; never read past limit. */
+	room = limit - name_at;
 	rc = read_mem(r, name_at, hdr, room < sizeof(hdr) ? room : sizeof(hdr));
 	if (rc)
 		return rc;
@@ -169,8 +169,74 @@ int go_type_describe(const struct go_type_reader *r, uint64_t type_addr,
 		return rc;
 	out->name[len] = '\0';
 	out->name_len = len;
-	if ((tflag & GO_TFLAG_EXTRA_STAR) && len > 0 && out->name[0] == '*') {
-		memmove(out->name, out->name + 1, len);
+	return 0;
+}
+
+/* The descriptor's Size_, PtrBytes, TFlag and Str. */
+static int read_header(const struct go_type_reader *r, uint64_t type_addr,
+		       struct go_type_desc *out, uint64_t *str)
+{
+	uint64_t tflag;
+	int rc;
+
+	rc = read_field(r, type_addr, r->size, &out->size);
+	if (!rc)
+		rc = read_field(r, type_addr, r->ptr_bytes, &out->ptr_bytes);
+	if (!rc)
+		rc = read_field(r, type_addr, r->tflag, &tflag);
+	if (!rc)
+		rc = read_field(r, type_addr, r->str, str);
+	if (rc)
+		return rc;
+	out->tflag = (uint8_t)tflag;
+	*str = (uint32_t)*str; /* nameOff is an int32; 0 means no name */
+	return 0;
+}
+
+/*
+ * A type made at run time (reflect): on the heap, its Str a reflectOffs
+ * ID (runtime/type.go resolveNameOff: an offset outside every module is
+ * looked up there).  Its name is on the heap too; names are short.
+ */
+static int describe_reflect(const struct go_type_reader *r,
+			    uint64_t type_addr, struct go_type_desc *out)
+{
+	uint64_t str, name_at;
+	int rc;
+
+	if (!r->reflect)
+		return -ERANGE;
+	rc = read_header(r, type_addr, out, &str);
+	if (rc)
+		return rc == -EFAULT || rc == -EIO ? -ERANGE : rc;
+	if (str == 0)
+		return 0;
+	if (go_reflect_name_addr(r->reflect, (int32_t)str, &name_at))
+		return -ERANGE;
+	/* No section end to stop at: a name is at most 1 MiB. */
+	return read_name(r, name_at, name_at + (1u << 20), out);
+}
+
+int go_type_describe(const struct go_type_reader *r, uint64_t type_addr,
+		     struct go_type_desc *out)
+{
+	uint64_t str;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (type_addr < r->types || type_addr >= r->etypes)
+		return describe_reflect(r, type_addr, out);
+	rc = read_header(r, type_addr, out, &str);
+	if (rc)
+		return rc;
+	if (str == 0)
+		return 0;
+	rc = read_name(r, r->types + str, r->etypes, out);
+	if (rc)
+		return rc;
+	if ((out->tflag & GO_TFLAG_EXTRA_STAR) && out->name_len > 0 &&
+	    out->name[0] == '*') {
+		memmove(out->name, out->name + 1, out->name_len);
 		out->name_len--;
 	}
 	return 0;

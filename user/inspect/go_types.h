@@ -34,6 +34,8 @@ typedef int (*go_mem_read_fn)(void *ctx, uint64_t addr, void *buf,
 
 #define GO_TYPE_NAME_MAX 512
 
+struct go_reflect_names;
+
 struct go_type_reader {
 	go_mem_read_fn read;
 	void *ctx;
@@ -42,6 +44,8 @@ struct go_type_reader {
 	uint64_t types;       /* runtime address of moduledata.types */
 	uint64_t etypes;      /* runtime address of moduledata.etypes */
 	struct go_field size, ptr_bytes, tflag, str; /* abi.Type fields */
+	/* Names of types made at run time (go_types_open only), or NULL. */
+	struct go_reflect_names *reflect;
 };
 
 struct go_type_desc {
@@ -73,10 +77,11 @@ void go_types_close(struct go_type_reader *r);
 
 /*
  * Describes the *abi.Type at runtime address type_addr. Returns 0,
- * -ERANGE when the type is not in this module's types section (a type the
- * program made at run time with reflect: its name lives in the runtime's
- * reflectOffs map, not reachable from here), -EINVAL on a malformed name,
- * or the read callback's error.
+ * -ERANGE when the type is not in this module's types section and its
+ * name cannot be found either (a type the program made at run time with
+ * reflect: a reader from go_types_open finds its name in the runtime's
+ * reflectOffs map, go_reflect_names.h), -EINVAL on a malformed name, or
+ * the read callback's error.
  */
 int go_type_describe(const struct go_type_reader *r, uint64_t type_addr,
 		     struct go_type_desc *out);

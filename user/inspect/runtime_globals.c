@@ -277,6 +277,42 @@ static int find_profiling_vars(const struct go_binary *bin, uint64_t *rate,
 	return found == 1 ? 0 : -ENOENT;
 }
 
+/*
+ * runtime.reflectOffs in a stripped binary: reflect.addReflectOff (the
+ * runtime's reflect_addReflectOff, runtime/runtime1.go) locks
+ * reflectOffs.lock (LEAQ runtime.reflectOffs(SB), AX; CALL lock2) and
+ * then reads and writes its maps m and minv, the words at +16 and +24.
+ * The one LEAQ whose target has both is the struct.
+ */
+static int find_reflect_offs(const struct go_binary *bin, uint64_t *addr)
+{
+	struct go_rip_ref *refs;
+	size_t n, i, j;
+	int found = 0, rc;
+
+	rc = go_func_rip_refs(bin, "reflect.addReflectOff", &refs, &n);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		bool m = false, minv = false;
+
+		if (!refs[i].lea)
+			continue;
+		for (j = 0; j < n; j++) {
+			if (refs[j].lea)
+				continue;
+			m |= refs[j].target == refs[i].target + 16;
+			minv |= refs[j].target == refs[i].target + 24;
+		}
+		if (m && minv && (!found || *addr != refs[i].target)) {
+			*addr = refs[i].target;
+			found++;
+		}
+	}
+	free(refs);
+	return found == 1 ? 0 : -ENOENT;
+}
+
 /* The globals a stripped binary shows through its code, remembered with
  * the binary (go_binary_memo_get): the scan is dear. */
 static int var_from_code(const struct go_binary *bin, const char *var,
@@ -298,6 +334,8 @@ static int var_from_code(const struct go_binary *bin, const char *var,
 		rc = go_find_receiver_global(bin, "runtime.(*mheap).alloc", &a);
 	else if (!strcmp(var, "runtime.allgs"))
 		rc = find_allgs(bin, &a);
+	else if (!strcmp(var, "runtime.reflectOffs"))
+		rc = find_reflect_offs(bin, &a);
 	else if (!strcmp(var, "runtime.MemProfileRate") ||
 		 !strcmp(var, "runtime.disableMemoryProfiling")) {
 		uint64_t r = 0, d = 0;
