@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "runtime_globals.h"
+#include "util/grow.h"
 #include "inspect/disasm.h"
 #include "inspect/go_binary.h"
 #include "inspect/go_dwarf.h"
@@ -93,16 +94,46 @@ int go_find_receiver_global(const struct go_binary *bin, const char *callee,
 
 /* --- globals seen through RIP-relative operands -------------------------- */
 
+struct rip_refs {
+	struct go_rip_ref *out;
+	size_t n, cap;
+};
+
+/* disasm's hook: the RIP-relative memory operands of one instruction. */
+static int collect_rip_refs(void *arg, size_t idx, const void *insn)
+{
+	const cs_insn *ci = insn;
+	const cs_x86 *x = &ci->detail->x86;
+	struct rip_refs *rr = arg;
+	uint8_t i;
+
+	(void)idx;
+	for (i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+
+		if (op->type != X86_OP_MEM || op->mem.base != X86_REG_RIP ||
+		    op->mem.index != X86_REG_INVALID)
+			continue;
+		if (!GROW(rr->out, rr->n, rr->cap, 16))
+			return -ENOMEM;
+		rr->out[rr->n].insn = ci->address;
+		rr->out[rr->n].target = ci->address + ci->size + op->mem.disp;
+		rr->out[rr->n].lea = ci->id == X86_INS_LEA;
+		rr->n++;
+	}
+	return 0;
+}
+
 int go_func_rip_refs(const struct go_binary *bin, const char *func,
 		     struct go_rip_ref **refs, size_t *n)
 {
-	uint64_t entry, size, addr;
-	const uint8_t *code, *p;
-	struct go_rip_ref *out = NULL;
-	size_t left, cap = 0, k = 0;
-	cs_insn *ci = NULL;
+	struct rip_refs rr = { 0 };
+	struct disasm_hook hook = { .cb = collect_rip_refs, .arg = &rr };
+	struct disasm d;
+	uint64_t entry, size;
+	const uint8_t *code;
 	csh cs;
-	int rc = 0;
+	int rc;
 
 	*refs = NULL;
 	*n = 0;
@@ -111,61 +142,21 @@ int go_func_rip_refs(const struct go_binary *bin, const char *func,
 	code = go_binary_bytes(bin, entry, size);
 	if (!code)
 		return -ENOENT;
-	/* Operand details are needed here only, so only here are they on. */
+	/* The one decode (disasm's), with operand details: only this
+	 * caller needs them. */
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return -ENOMEM;
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	ci = cs_malloc(cs);
-	if (!ci) {
-		rc = -ENOMEM;
-		goto done;
-	}
-	p = code;
-	left = size;
-	addr = entry;
-	while (left > 0) {
-		const cs_x86 *x;
-		uint8_t i;
-
-		if (!cs_disasm_iter(cs, &p, &left, &addr, ci)) {
-			/* Trailing INT3 padding decodes; anything else is bad. */
-			rc = -EILSEQ;
-			goto done;
-		}
-		x = &ci->detail->x86;
-		for (i = 0; i < x->op_count; i++) {
-			const cs_x86_op *op = &x->operands[i];
-
-			if (op->type != X86_OP_MEM || op->mem.base != X86_REG_RIP ||
-			    op->mem.index != X86_REG_INVALID)
-				continue;
-			if (k == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				struct go_rip_ref *nr = realloc(out, nc * sizeof(*nr));
-
-				if (!nr) {
-					rc = -ENOMEM;
-					goto done;
-				}
-				out = nr;
-				cap = nc;
-			}
-			out[k].insn = ci->address;
-			out[k].target = ci->address + ci->size + op->mem.disp;
-			out[k].lea = ci->id == X86_INS_LEA;
-			k++;
-		}
-	}
-done:
-	if (ci)
-		cs_free(ci, 1);
+	hook.cs = (size_t)cs;
+	rc = disasm_function_hook(code, size, entry, &d, NULL, 0, &hook);
+	disasm_free(&d);
 	cs_close(&cs);
 	if (rc) {
-		free(out);
+		free(rr.out);
 		return rc;
 	}
-	*refs = out;
-	*n = k;
+	*refs = rr.out;
+	*n = rr.n;
 	return 0;
 }
 
