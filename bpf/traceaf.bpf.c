@@ -592,22 +592,26 @@ struct {
 } alloc_callers SEC(".maps");
 
 /*
- * AX and BX before a producer call (ALLOC_ARGS), per thread, with the
- * goroutine they belong to: a goroutine that moved to another thread in
- * between (morestack in the callee's prologue can reschedule it), or
- * another goroutine that ran meanwhile, finds no match and the record goes
- * out flagged instead of wrong. Task storage is the cheapest map there is.
+ * AX and BX before a producer call (ALLOC_ARGS), per goroutine (R14 is g
+ * in Go's register ABI).  Not per thread: the callee's prologue can call
+ * morestack, which can preempt the goroutine and resume it on another
+ * thread, where a per-thread slot would hold that goroutine's values of
+ * an earlier call and give the allocation an earlier type (seen on Go
+ * 1.27: reflect.New of an 8-byte type named as the 32-byte type of the
+ * call before).  Every site that reads this is reached only through its
+ * own ALLOC_ARGS probe, so a goroutine's entry is always its latest; an
+ * entry evicted meanwhile (LRU: dead goroutines age out) is a miss, and
+ * the record goes out flagged instead of wrong.
  */
 struct pending_val {
-	__u64 g;
 	__u64 size;
 	__u64 type;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
 	__type(value, struct pending_val);
 } alloc_pending SEC(".maps");
 
@@ -661,6 +665,7 @@ static __always_inline int read_cval(struct pt_regs *ctx,
 				     __u64 bias, bool is_type, __u64 *v)
 {
 	struct pending_val *p;
+	__u64 g;
 
 	switch (c->kind) {
 	case TAF_CVAL_CONST:
@@ -674,9 +679,9 @@ static __always_inline int read_cval(struct pt_regs *ctx,
 		return bpf_probe_read_user(v, sizeof(*v),
 					   (void *)(c->val + bias)) ? -1 : 0;
 	case TAF_CVAL_PENDING:
-		p = bpf_task_storage_get(&alloc_pending,
-					 bpf_get_current_task_btf(), 0, 0);
-		if (!p || p->g != ctx->r14)
+		g = ctx->r14;
+		p = bpf_map_lookup_elem(&alloc_pending, &g);
+		if (!p)
 			return -1;
 		*v = is_type ? p->type : p->size;
 		return 0;
@@ -763,22 +768,19 @@ int alloc_site(struct pt_regs *ctx)
 /*
  * Before a producer call whose callee loses its arguments
  * (TAF_PROBE_ALLOC_ARGS): remember AX (size) and BX (type) for this
- * thread and goroutine. R14 is g in Go's register ABI.
+ * goroutine.
  */
 SEC("uprobe")
 int alloc_args(struct pt_regs *ctx)
 {
-	struct pending_val *p;
+	struct pending_val v;
+	__u64 g = ctx->r14;
 
 	if (!tracing_enabled)
 		return 0;
-	p = bpf_task_storage_get(&alloc_pending, bpf_get_current_task_btf(), 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!p)
-		return 0;
-	p->g = ctx->r14;
-	p->size = ctx->ax;
-	p->type = ctx->bx;
+	v.size = ctx->ax;
+	v.type = ctx->bx;
+	bpf_map_update_elem(&alloc_pending, &g, &v, BPF_ANY);
 	return 0;
 }
 
