@@ -20,8 +20,8 @@
  * do: compiler call sites load constants (MOVL $56, AX; LEAQ type(SB), BX),
  * mallocgc keeps its own arguments in its frame, and for mallocgc's
  * size-class table dispatch (an indirect CALL) an ALLOC_ARGS probe on an
- * emulated instruction just before it records AX and BX (per thread,
- * checked against the goroutine at the site).
+ * emulated instruction just before it records AX and BX (per goroutine,
+ * looked up by the goroutine at the site).
  * The `alloc_callers` map, keyed by return address, tells the BPF side
  * which.
  *
