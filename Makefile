@@ -122,7 +122,7 @@ FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror \
                -Wno-unused-parameter -D_GNU_SOURCE -Iinclude -Iuser -Itests/unit \
                -fsanitize=address,undefined -fno-sanitize-recover=all \
                -fno-omit-frame-pointer
-FUZZ_MODS  := inspect/go_buildinfo inspect/go_binary inspect/go_func_index inspect/go_pclntab \
+FUZZ_MODS  := inspect/go_buildinfo inspect/go_binary inspect/go_binary_tables inspect/go_func_index inspect/go_pclntab \
               inspect/go_dwarf inspect/runtime_globals inspect/go_types inspect/go_reflect_names util/u64_map \
               inspect/go_layout inspect/go_layout_table inspect/disasm \
               format/trace_writer format/stack_sidecar format/stack_sidecar_write \

@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * go_binary.c - open a Go ELF executable and find its Go tables.
+ * go_binary.c - open a Go ELF executable: its sections, segments and
+ * symbols, reads at link addresses, and the per-binary memo of facts
+ * other modules derive; go_binary_tables.c finds its Go tables (build
+ * info, pclntab, moduledata) in what the ELF kept.
  *
- * Where things are (cmd/link/internal/ld, checked on Go 1.21..1.27):
- * - .go.buildinfo: own section; without section headers, the first
- *   writable, non-executable PT_LOAD (debug/buildinfo elfExe.DataStart).
- * - pclntab: .gopclntab, or .data.rel.ro.gopclntab in PIEs up to Go 1.25,
- *   or the runtime.pclntab symbol; failing all, scanned for its header.
- * - runtime.firstmoduledata: .noptrdata up to Go 1.25, .go.module since
- *   1.26; its first word points at the pclntab.
  * The Go linker writes pointers in place even in PIEs (the R_X86_64_RELATIVE
  * addend is the same value), so link-time pointers can be read from the file.
  */
@@ -23,62 +19,10 @@
 #include <unistd.h>
 
 #include "go_binary.h"
+#include "go_binary_impl.h"
 #include "inspect/go_func_index.h"
 
-struct section {
-	const char *name;
-	uint64_t addr, size, offset;
-	uint32_t type;
-	uint64_t flags;
-};
-
-struct segment {
-	uint64_t vaddr, memsz, offset, filesz;
-	uint32_t flags;
-};
-
-struct symbol {
-	const char *name;
-	uint64_t addr, size;
-	unsigned char type;
-};
-
-/* One go_binary_memo_put answer. */
-struct go_binary_memo {
-	char key[48];
-	uint64_t value;
-	int rc;
-};
-
-struct go_binary {
-	char *path;
-	int fd;
-	Elf *elf;
-	const uint8_t *image; /* the whole file, mapped by libelf */
-	size_t image_len;
-
-	bool pie, has_symtab, has_dwarf;
-	struct section *secs;
-	size_t nsecs;
-	struct segment *segs;
-	size_t nsegs;
-	struct symbol *syms; /* sorted by name */
-	size_t nsyms;
-
-	struct go_build_info bi;
-	struct go_pclntab pcln;
-	struct go_func_index fidx;  /* pcln by name */
-	uint64_t text_start;
-	uint64_t moduledata; /* 0: not found */
-
-	struct go_dwarf *dwarf; /* go_dwarf.c's lazy state */
-	void (*dwarf_free)(struct go_dwarf *);  /* ... and how it goes */
-	/* runtime_globals.c's answers, see go_binary_memo_get. */
-	struct go_binary_memo memo[4];
-	size_t nmemo;
-};
-
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+int go_binary_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -90,8 +34,8 @@ static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
 	return code;
 }
 
-static const struct section *find_section(const struct go_binary *bin,
-					  const char *name)
+const struct section *go_binary_find_section(const struct go_binary *bin,
+					      const char *name)
 {
 	size_t i;
 
@@ -112,8 +56,8 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static const struct symbol *find_sym(const struct go_binary *bin,
-				     const char *name)
+const struct symbol *go_binary_find_sym(const struct go_binary *bin,
+					 const char *name)
 {
 	size_t lo = 0, hi = bin->nsyms;
 
@@ -289,262 +233,6 @@ int go_binary_vaddr_to_offset(const struct go_binary *bin, uint64_t vaddr,
 	return 0;
 }
 
-static int read_cb(void *ctx, uint64_t vaddr, void *buf, size_t len)
-{
-	return go_binary_read(ctx, vaddr, buf, len);
-}
-
-/* Searches [addr, addr+size) for the magic at 16-byte alignment. */
-static int find_buildinfo_in(const struct go_binary *bin, uint64_t addr,
-			     uint64_t size, uint64_t *found)
-{
-	uint64_t a = (addr + GO_BUILDINFO_ALIGN - 1) &
-		     ~(uint64_t)(GO_BUILDINFO_ALIGN - 1);
-
-	for (; a + GO_BUILDINFO_HDR_LEN <= addr + size; a += GO_BUILDINFO_ALIGN) {
-		const uint8_t *p = go_binary_bytes(bin, a, GO_BUILDINFO_HDR_LEN);
-
-		if (!p)
-			return -ENOENT;
-		if (!memcmp(p, GO_BUILDINFO_MAGIC, GO_BUILDINFO_MAGIC_LEN)) {
-			*found = a;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-static int load_buildinfo(struct go_binary *bin)
-{
-	const struct section *s = find_section(bin, ".go.buildinfo");
-	uint64_t at = 0;
-	int err = -ENOENT;
-	size_t i;
-
-	if (s) {
-		err = find_buildinfo_in(bin, s->addr, s->size, &at);
-	} else {
-		/*
-		 * debug/buildinfo looks in the first writable, non-exec
-		 * PT_LOAD only; in a PIE that one holds .data.rel.ro (RELRO)
-		 * and the blob is in the next: search them all.
-		 */
-		for (i = 0; i < bin->nsegs && err; i++) {
-			const struct segment *g = &bin->segs[i];
-
-			if ((g->flags & (PF_X | PF_W)) != PF_W)
-				continue;
-			err = find_buildinfo_in(bin, g->vaddr, g->filesz, &at);
-		}
-	}
-	if (err)
-		return err;
-	return go_build_info_decode(read_cb, bin, at, &bin->bi);
-}
-
-/* Where the pcHeader is, and how many bytes may belong to the table. */
-static int locate_pclntab(const struct go_binary *bin, uint64_t *addr,
-			  uint64_t *len)
-{
-	static const char *const names[] = { ".gopclntab",
-					     ".data.rel.ro.gopclntab" };
-	const struct symbol *sym, *esym;
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const struct section *s = find_section(bin, names[i]);
-
-		if (s && s->size) {
-			*addr = s->addr;
-			*len = s->size;
-			return 0;
-		}
-	}
-	sym = find_sym(bin, "runtime.pclntab");
-	esym = find_sym(bin, "runtime.epclntab");
-	if (sym && esym && esym->addr > sym->addr) {
-		*addr = sym->addr;
-		*len = esym->addr - sym->addr;
-		return 0;
-	}
-	/*
-	 * No section headers and no symbols: scan the read-only and relro
-	 * data for a header that parses. Functions are checked by the caller.
-	 */
-	for (i = 0; i < bin->nsegs; i++) {
-		const struct segment *g = &bin->segs[i];
-		uint64_t off;
-
-		if (g->flags & PF_X)
-			continue;
-		for (off = 0; off + 8 * 9 <= g->filesz; off += 8) {
-			const uint8_t *p = bin->image + g->offset + off;
-			struct go_pclntab t;
-
-			if (!go_pclntab_check_header(p, g->filesz - off))
-				continue;
-			if (go_pclntab_init(&t, p, g->filesz - off,
-					    g->vaddr + off, 0))
-				continue;
-			*addr = g->vaddr + off;
-			*len = g->filesz - off;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
-/* Word 3 (Go 1.18+) or 2 (1.16/1.17) of pcHeader: funcnametab offset. */
-static uint64_t funcname_off(const uint8_t *hdr)
-{
-	unsigned w = (hdr[0] == 0xfa) ? 2 : 3;
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | hdr[8 + 8 * w + i];
-	return v;
-}
-
-static bool moduledata_at(const struct go_binary *bin, uint64_t at,
-			  uint64_t pcln, uint64_t fn_off)
-{
-	uint64_t w0, w1;
-
-	return !go_binary_read_u64(bin, at, &w0) && w0 == pcln &&
-	       !go_binary_read_u64(bin, at + 8, &w1) && w1 == pcln + fn_off;
-}
-
-/*
- * Looks for moduledata in [addr, addr+size) at 8-byte alignment. Only a
- * range the file holds is scanned: the size comes from a header, and a
- * section claiming 2^63 bytes would otherwise be walked word by word.
- */
-static uint64_t scan_range(const struct go_binary *bin, uint64_t addr,
-			   uint64_t size, uint64_t pcln, uint64_t fn_off)
-{
-	uint64_t o;
-
-	if (size < 16 || !go_binary_bytes(bin, addr, size))
-		return 0;
-	for (o = -addr & 7; o <= size - 16; o += 8)
-		if (moduledata_at(bin, addr + o, pcln, fn_off))
-			return addr + o;
-	return 0;
-}
-
-static uint64_t scan_moduledata(const struct go_binary *bin, uint64_t pcln,
-				uint64_t fn_off)
-{
-	size_t i;
-	uint64_t a;
-
-	/*
-	 * moduledata.pcHeader == pclntab and moduledata.funcnametab's data
-	 * pointer == pclntab + funcnameOffset (runtime/symtab.go): two
-	 * consecutive words that nothing else holds.
-	 */
-	if (bin->nsecs) {
-		for (i = 0; i < bin->nsecs; i++) {
-			const struct section *s = &bin->secs[i];
-
-			if (s->type != SHT_PROGBITS || !(s->flags & SHF_WRITE))
-				continue;
-			a = scan_range(bin, s->addr, s->size, pcln, fn_off);
-			if (a)
-				return a;
-		}
-		return 0;
-	}
-	for (i = 0; i < bin->nsegs; i++) {
-		const struct segment *g = &bin->segs[i];
-
-		if (!(g->flags & PF_W))
-			continue;
-		a = scan_range(bin, g->vaddr, g->filesz, pcln, fn_off);
-		if (a)
-			return a;
-	}
-	return 0;
-}
-
-/* moduledata.text: after pcHeader, 6 slices, findfunctab, minpc, maxpc. */
-#define MODULEDATA_TEXT_OFF (8 * (1 + 6 * 3 + 3))
-
-static int load_pclntab(struct go_binary *bin, char *err, size_t errlen)
-{
-	const struct symbol *sym;
-	const struct section *text;
-	const uint8_t *p;
-	uint64_t addr, len, md_text;
-	struct go_func f;
-	int rc;
-
-	if (locate_pclntab(bin, &addr, &len))
-		return -ENOENT;
-	p = go_binary_bytes(bin, addr, len);
-	if (!p)
-		return fail(err, errlen, -EINVAL,
-			    "%s: pclntab at %#lx is not in the file",
-			    bin->path, (unsigned long)addr);
-	if (!go_pclntab_check_header(p, len)) {
-		/* A table shorter than its magic has none. */
-		uint32_t magic = len < 4 ? 0 :
-				 p[0] | p[1] << 8 | p[2] << 16 |
-				 (uint32_t)p[3] << 24;
-
-		/* A version that writes a table we read: the table is bad. */
-		if (go_build_info_at_least(&bin->bi, 1, 16))
-			return fail(err, errlen, -ENOEXEC,
-				    "%s: the function table (pclntab) of this "
-				    "%s binary is damaged (magic %#x): its "
-				    "runtime functions cannot be found",
-				    bin->path, bin->bi.version, magic);
-		return fail(err, errlen, -ENOTSUP,
-			    "%s: pclntab magic %#x: Go 1.15 or older; not "
-			    "supported", bin->path, magic);
-	}
-
-	sym = find_sym(bin, "runtime.firstmoduledata");
-	if (sym)
-		bin->moduledata = sym->addr;
-	else
-		bin->moduledata = scan_moduledata(bin, addr, funcname_off(p));
-
-	/*
-	 * runtime.text, the base of every entry offset. The .text section
-	 * starts there when Go links internally; an external (cgo) link may
-	 * put C start-up code first, so moduledata.text is preferred.
-	 */
-	sym = find_sym(bin, "runtime.text");
-	text = find_section(bin, ".text");
-	if (sym)
-		bin->text_start = sym->addr;
-	else if (bin->moduledata &&
-		 !go_binary_read_u64(bin, bin->moduledata + MODULEDATA_TEXT_OFF,
-				     &md_text) && md_text)
-		bin->text_start = md_text;
-	else if (text)
-		bin->text_start = text->addr;
-
-	rc = go_pclntab_init(&bin->pcln, p, len, addr, bin->text_start);
-	if (rc)
-		return fail(err, errlen, rc, "%s: pclntab at %#lx is corrupt",
-			    bin->path, (unsigned long)addr);
-	/*
-	 * Every gc-built program has the allocator, whatever else the
-	 * linker dropped: a table that does not name it has had its names
-	 * rewritten (obfuscated) or damaged, and nothing can be probed.
-	 */
-	if (go_pclntab_find(&bin->pcln, "runtime.mallocgc", &f))
-		return fail(err, errlen, -ENOEXEC,
-			    "%s: the function table (pclntab) of this %s "
-			    "binary names no runtime.mallocgc: its runtime "
-			    "functions cannot be found", bin->path,
-			    bin->bi.version[0] ? bin->bi.version : "Go");
-	return 0;
-}
-
 /* For messages: the GOARCH-like name of an ELF machine, or NULL. */
 static const char *machine_name(unsigned m)
 {
@@ -567,7 +255,7 @@ static bool looks_gccgo(const struct go_binary *bin)
 {
 	Elf_Scn *scn = NULL;
 
-	if (!strcmp(bin->bi.compiler, "gccgo") || find_section(bin, ".go_export"))
+	if (!strcmp(bin->bi.compiler, "gccgo") || go_binary_find_section(bin, ".go_export"))
 		return true;
 	while ((scn = elf_nextscn(bin->elf, scn))) {
 		GElf_Shdr sh;
@@ -603,7 +291,7 @@ int go_binary_open(const char *path, struct go_binary **out, char *err,
 	if (err && errlen)
 		err[0] = '\0';
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return fail(err, errlen, -EINVAL, "libelf: %s", elf_errmsg(-1));
+		return go_binary_fail(err, errlen, -EINVAL, "libelf: %s", elf_errmsg(-1));
 	bin = calloc(1, sizeof(*bin));
 	if (!bin)
 		return -ENOMEM;
@@ -612,17 +300,17 @@ int go_binary_open(const char *path, struct go_binary **out, char *err,
 	bin->path = strdup(path);
 	bin->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (!bin->path || bin->fd < 0) {
-		rc = fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		rc = go_binary_fail(err, errlen, -errno, "%s: %s", path, strerror(errno));
 		goto out_close;
 	}
 	bin->elf = elf_begin(bin->fd, ELF_C_READ_MMAP, NULL);
 	if (!bin->elf || elf_kind(bin->elf) != ELF_K_ELF) {
-		rc = fail(err, errlen, -ENOEXEC, "%s: not an ELF file", path);
+		rc = go_binary_fail(err, errlen, -ENOEXEC, "%s: not an ELF file", path);
 		goto out_close;
 	}
 	bin->image = (const uint8_t *)elf_rawfile(bin->elf, &bin->image_len);
 	if (!bin->image || !gelf_getehdr(bin->elf, &eh)) {
-		rc = fail(err, errlen, -ENOEXEC, "%s: unreadable ELF: %s", path,
+		rc = go_binary_fail(err, errlen, -ENOEXEC, "%s: unreadable ELF: %s", path,
 			  elf_errmsg(-1));
 		goto out_close;
 	}
@@ -630,7 +318,7 @@ int go_binary_open(const char *path, struct go_binary **out, char *err,
 	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64) {
 		const char *arch = machine_name(eh.e_machine);
 
-		rc = fail(err, errlen, -ENOEXEC,
+		rc = go_binary_fail(err, errlen, -ENOEXEC,
 			  "%s: built for %s (%d-bit ELF, machine %u), not "
 			  "x86-64; only amd64 programs can be traced", path,
 			  arch ? arch : "another architecture",
@@ -639,7 +327,7 @@ int go_binary_open(const char *path, struct go_binary **out, char *err,
 		goto out_close;
 	}
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
-		rc = fail(err, errlen, -ENOEXEC,
+		rc = go_binary_fail(err, errlen, -ENOEXEC,
 			  "%s: ELF type %u, not an executable", path, eh.e_type);
 		goto out_close;
 	}
@@ -651,30 +339,30 @@ int go_binary_open(const char *path, struct go_binary **out, char *err,
 	if (!rc)
 		rc = load_symtab(bin);
 	if (rc) {
-		fail(err, errlen, rc, "%s: malformed ELF headers", path);
+		go_binary_fail(err, errlen, rc, "%s: malformed ELF headers", path);
 		goto out_close;
 	}
 
-	bi_rc = load_buildinfo(bin);
+	bi_rc = go_binary_load_buildinfo(bin);
 	if (bi_rc == -ENOMEM) {
 		rc = -ENOMEM;
 		goto out_close;
 	}
 	if (looks_gccgo(bin)) {
-		rc = fail(err, errlen, -ENOTSUP,
+		rc = go_binary_fail(err, errlen, -ENOTSUP,
 			  "%s: built by gccgo; only binaries of the gc toolchain "
 			  "are supported", path);
 		goto out_close;
 	}
-	pc_rc = load_pclntab(bin, err, errlen);
+	pc_rc = go_binary_load_pclntab(bin, err, errlen);
 	if (pc_rc == -ENOENT && bi_rc) {
-		rc = fail(err, errlen, -ENOEXEC,
+		rc = go_binary_fail(err, errlen, -ENOEXEC,
 			  "%s: not a Go binary (no Go build info, no pclntab)",
 			  path);
 		goto out_close;
 	}
 	if (pc_rc == -ENOENT) {
-		rc = fail(err, errlen, -ENOEXEC,
+		rc = go_binary_fail(err, errlen, -ENOEXEC,
 			  "%s: %s binary without a function table (pclntab; "
 			  "packed?): its runtime functions cannot be found",
 			  path, bin->bi.version);
@@ -701,12 +389,12 @@ int go_binary_check_version(const struct go_binary *bin, char *err,
 	const struct go_build_info *bi = &bin->bi;
 
 	if (bi->major == 0)
-		return fail(err, errlen, -ENOTSUP,
+		return go_binary_fail(err, errlen, -ENOTSUP,
 			    "no Go version in the binary (build info missing "
 			    "or damaged); Go 1.%d or newer is required",
 			    GO_MIN_SUPPORTED_MINOR);
 	if (!go_build_info_at_least(bi, 1, GO_MIN_SUPPORTED_MINOR))
-		return fail(err, errlen, -ENOTSUP,
+		return go_binary_fail(err, errlen, -ENOTSUP,
 			    "built with %s; Go 1.%d or newer is required",
 			    bi->version, GO_MIN_SUPPORTED_MINOR);
 	return 0;
@@ -787,7 +475,7 @@ int go_binary_find_func(const struct go_binary *bin, const char *name,
 		*size = f.size;
 		return 0;
 	}
-	sym = find_sym(bin, name);
+	sym = go_binary_find_sym(bin, name);
 	if (!sym || sym->type != STT_FUNC)
 		return -ENOENT;
 	*entry = sym->addr;
@@ -827,7 +515,7 @@ int go_binary_foreach_func(const struct go_binary *bin, const char *prefix,
 int go_binary_find_symbol(const struct go_binary *bin, const char *name,
 			  uint64_t *addr, uint64_t *size)
 {
-	const struct symbol *sym = find_sym(bin, name);
+	const struct symbol *sym = go_binary_find_sym(bin, name);
 
 	if (!sym)
 		return -ENOENT;
@@ -840,7 +528,7 @@ int go_binary_find_symbol(const struct go_binary *bin, const char *name,
 int go_binary_section(const struct go_binary *bin, const char *name,
 		      uint64_t *addr, uint64_t *size)
 {
-	const struct section *s = find_section(bin, name);
+	const struct section *s = go_binary_find_section(bin, name);
 
 	if (!s)
 		return -ENOENT;

@@ -46,7 +46,7 @@ static int32_t le32s(const uint8_t *p)
 
 int go_reflect_names_init(struct go_reflect_names *rn,
 			  const struct go_binary *bin, uint64_t load_bias,
-			  go_mem_read_fn read, void *ctx)
+			  go_reflect_read_fn read, void *ctx)
 {
 	uint64_t addr;
 	int rc;

@@ -22,15 +22,20 @@
 #define GO_REFLECT_NAMES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "inspect/go_types.h"
 #include "util/u64_map.h"
 
 struct go_binary;
 
+/* Reads len bytes of target memory at addr; 0 or -errno (go_types.h's
+ * go_mem_read_fn: go_types includes this header, not the reverse). */
+typedef int (*go_reflect_read_fn)(void *ctx, uint64_t addr, void *buf,
+				  size_t len);
+
 struct go_reflect_names {
-	go_mem_read_fn read;
+	go_reflect_read_fn read;
 	void *ctx;
 	uint64_t offs;          /* runtime address of runtime.reflectOffs */
 	bool swiss;             /* Go 1.24+ map layout */
@@ -45,7 +50,7 @@ struct go_reflect_names {
  */
 int go_reflect_names_init(struct go_reflect_names *rn,
 			  const struct go_binary *bin, uint64_t load_bias,
-			  go_mem_read_fn read, void *ctx);
+			  go_reflect_read_fn read, void *ctx);
 
 /*
  * Runtime address of the name (abi.Name: flag byte, uvarint length,
