@@ -126,7 +126,7 @@ FUZZ_MODS  := inspect/go_buildinfo inspect/go_binary inspect/go_binary_tables in
               inspect/go_dwarf inspect/runtime_globals inspect/go_types inspect/go_reflect_names util/u64_map \
               inspect/go_layout inspect/go_layout_table inspect/disasm \
               format/trace_writer format/stack_sidecar format/stack_sidecar_write \
-              format/trace_reader \
+              format/trace_reader format/gc_sidecar \
               analysis/heap_replay analysis/heap_replay_points \
               analysis/heap_replay_objects analysis/gc_cycles \
               inspect/go_sizeclasses

@@ -518,6 +518,20 @@ int stack_alloc(struct pt_regs *ctx)
 	return 0;
 }
 
+/*
+ * Entry of gcSweep(mode gcMode) (runtime/mgc.go): gcMarkTermination calls
+ * it once per GC cycle, as the mark phase ends and mheap_.sweepgen moves
+ * on; AX = mode (0 background, 1 forced by runtime.GC, 2 forced and
+ * blocking).  One trap per cycle.
+ */
+SEC("uprobe")
+int gc_cycle(struct pt_regs *ctx)
+{
+	if (!tracing_enabled)
+		return 0;
+	return emit_addr(TAF_REC_GC_CYCLE, ctx->ax);
+}
+
 /* Entry of stackfree(stk stack): AX = lo, BX = hi. */
 SEC("uprobe")
 int stack_free(struct pt_regs *ctx)

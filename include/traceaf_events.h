@@ -28,6 +28,10 @@ enum taf_rec_kind {
 				     freed (its profile special: a
 				     taf_rec_addr with the address its alloc
 				     record had) */
+	TAF_REC_GC_CYCLE = 9,     /* runtime.gcSweep began: a GC cycle's mark
+				     phase ended, its sweep begins (a
+				     taf_rec_addr: addr is gcSweep's mode,
+				     runtime/mgc.go gcMode) */
 	TAF_REC_KIND_MAX,
 };
 
@@ -172,6 +176,7 @@ enum taf_probe_role {
 	TAF_PROBE_PROF_FREE = 11,   /* entry of freeSpecial (--memprofilerate) */
 	TAF_PROBE_SPAN_SET = 12,    /* entry of (*mheap).setSpans, where
 				       initSpan is inlined (PGO builds) */
+	TAF_PROBE_GC_CYCLE = 13,    /* entry of runtime.gcSweep: once per GC */
 };
 
 #define TAF_COOKIE(role, layout) ((__u64)(role) | ((__u64)(layout) << 8))

@@ -67,12 +67,43 @@ static void test_long_sweep_of_one_page_is_one_sweep(void **state)
 	gc_cycles_free(&g);
 }
 
+/*
+ * The runtime's marks (F.gc) replace the estimate: what frees guessed
+ * before the first mark is dropped, frees after it begin no cycle, and
+ * the cycle at a time counts the marks at or before it.
+ */
+static void test_marks_replace_the_estimate(void **state)
+{
+	struct gc_cycles g;
+
+	(void)state;
+	gc_cycles_init(&g);
+	assert_int_equal(gc_cycles_on_free(&g, 7, 1000), 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(gc_cycles_mark(&g, 5000000), 0);
+	assert_true(g.exact);
+	assert_int_equal(g.n, 1);
+	/* Page 7 swept again much later: no estimated cycle now. */
+	assert_int_equal(gc_cycles_on_free(&g, 7, 90000000), 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(gc_cycles_mark(&g, 100000000), 0);
+	/* A mark out of order is taken at the last one's time. */
+	assert_int_equal(gc_cycles_mark(&g, 50000000), 0);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(gc_cycles_at(&g, 4999999), 0);
+	assert_int_equal(gc_cycles_at(&g, 5000000), 1);
+	assert_int_equal(gc_cycles_at(&g, 99999999), 1);
+	assert_int_equal(gc_cycles_at(&g, 100000000), 3);
+	gc_cycles_free(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_free_begins_cycle_one),
 		cmocka_unit_test(test_page_swept_twice_begins_the_next),
 		cmocka_unit_test(test_long_sweep_of_one_page_is_one_sweep),
+		cmocka_unit_test(test_marks_replace_the_estimate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

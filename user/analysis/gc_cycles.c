@@ -43,10 +43,27 @@ static int begin_cycle(struct gc_cycles *g, uint64_t t_ns)
 	return 0;
 }
 
+int gc_cycles_mark(struct gc_cycles *g, uint64_t t_ns)
+{
+	if (!g->exact) {
+		/* Estimates made before the first mark give way to it. */
+		g->exact = true;
+		g->n = 0;
+		u64_map_free(&g->pages);
+		u64_map_init(&g->pages);
+	}
+	if (g->n && t_ns < g->start_ns[g->n - 1])
+		t_ns = g->start_ns[g->n - 1];
+	return begin_cycle(g, t_ns);
+}
+
 int gc_cycles_on_free(struct gc_cycles *g, uint64_t page, uint64_t t_ns)
 {
 	uint64_t v, cur = g->n < CYCLE_MAX ? g->n : CYCLE_MAX;
 	int rc;
+
+	if (g->exact)
+		return 0;
 
 	/*
 	 * The last free's time is kept modulo 2^40 ns (18 minutes): a page

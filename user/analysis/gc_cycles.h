@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gc_cycles.h - GC cycles estimated from the frees of a trace.
+ * gc_cycles.h - GC cycles of a trace: the runtime's own (gc_cycles_mark,
+ * from the trace's F.gc) or, for a trace without them, estimated from its
+ * frees as follows.
  *
  * The AllocFree events carry no GC event, but every free comes from a
  * sweep, and the runtime sweeps each span once per GC cycle
@@ -24,6 +26,7 @@
 #ifndef GC_CYCLES_H
 #define GC_CYCLES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +35,7 @@
 #define GC_SWEEP_GAP_NS 1000000ull
 
 struct gc_cycles {
+	bool exact;              /* starts from the runtime (gc_cycles_mark) */
 	struct u64_map pages;    /* page + 1 -> cycle << 40 | last free ns */
 	uint64_t *start_ns;      /* start_ns[i]: start of cycle i + 1 */
 	size_t n, cap;           /* n: cycles begun after the trace's start */
@@ -46,6 +50,14 @@ void gc_cycles_free(struct gc_cycles *g);
  * Returns 0 or -ENOMEM.
  */
 int gc_cycles_on_free(struct gc_cycles *g, uint64_t page, uint64_t t_ns);
+
+/*
+ * A cycle known to begin at T_NS (ns since the timeline's start, in
+ * order): the runtime entered gcSweep then (the trace's F.gc,
+ * format/gc_sidecar.h).  From the first such mark on, the starts are the
+ * runtime's and frees no longer estimate any.  Returns 0 or -ENOMEM.
+ */
+int gc_cycles_mark(struct gc_cycles *g, uint64_t t_ns);
 
 /* The cycle in progress at T_NS: 0 until the first start seen, then 1.. */
 uint64_t gc_cycles_at(const struct gc_cycles *g, uint64_t t_ns);

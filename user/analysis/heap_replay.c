@@ -120,6 +120,7 @@ void heap_replay_free(struct heap_replay *h)
 	free(h->proc.gnu_build_id);
 	if (p) {
 		gc_cycles_free(&p->gc);
+		free(p->gc_marks);
 		u64_map_free(&p->objects);
 		u64_map_free(&p->spans);
 		u64_map_free(&p->gstacks);
@@ -643,6 +644,15 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 	}
 	if (e->ns > h->t_last_ns)
 		h->t_last_ns = e->ns;
+	while (p->gc_next < p->ngc_marks &&
+	       p->gc_marks[p->gc_next].ns <= e->ns) {
+		rc = gc_cycles_mark(&p->gc,
+				    rel_ns(h, p->gc_marks[p->gc_next++].ns));
+		if (rc)
+			return rc;
+		h->gc_cycles = p->gc.n;
+		h->gc_exact = true;
+	}
 	t = rel_ns(h, e->ns);
 	if (t >= p->last_point_ns + TICK_NS &&
 	    t >= p->last_point_ns + p->min_gap_ns) {
@@ -724,6 +734,16 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 			h->have_stacks = true;
 		if (!rc && (rc = keep_process(h)))
 			goto out;
+	}
+	free(p->gc_marks);
+	p->gc_marks = NULL;
+	p->ngc_marks = p->gc_next = 0;
+	rc = gc_sidecar_read(path, &p->gc_marks, &p->ngc_marks);
+	if (rc) {
+		snprintf(h->err, sizeof(h->err), "%s%s: %s", path,
+			 GC_SIDECAR_SUFFIX, rc == -EINVAL ? "malformed" :
+			 strerror(-rc));
+		goto out;
 	}
 	h->files++;
 	while ((rc = trace_reader_next_gen(r)) > 0) {

@@ -153,7 +153,8 @@ struct heap_replay {
 	uint64_t sample_rate;
 	bool have_stacks;               /* a sidecar was read */
 	struct hr_process proc;
-	uint64_t gc_cycles;             /* estimated cycle starts seen */
+	uint64_t gc_cycles;             /* cycle starts seen */
+	bool gc_exact;                  /* the runtime's (F.gc), not estimated */
 
 	/* Goroutine stacks, spans: now and peak. */
 	uint64_t heap_pages, manual_pages, peak_heap_pages, peak_manual_pages;

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "format/gc_sidecar.h"
 #include "analysis/gc_cycles.h"
 #include "analysis/heap_replay.h"
 #include "format/trace_reader.h"
@@ -40,6 +41,10 @@ struct hr_private {
 	bool started;
 	struct trace_heap_info info;
 	struct gc_cycles gc;
+	/* The current file's GC cycle marks (F.gc), fed to gc in time order
+	 * as the events pass them. */
+	struct gc_mark *gc_marks;
+	size_t ngc_marks, gc_next;
 };
 
 static inline uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)

@@ -157,7 +157,8 @@ int hr_object_freed(struct heap_replay *h, uint32_t cls, uint64_t born,
 				       now_us * 1000);
 		if (rc)
 			return rc;
-		h->gc_cycles = p->gc.n;
+		if (!p->gc.exact)
+			h->gc_cycles = p->gc.n;
 	}
 	count_life(c, born, now_us);
 	survived = cycles_survived(p, born, p->gc.n);

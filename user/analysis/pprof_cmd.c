@@ -262,8 +262,9 @@ static int proc_comment(struct prof_build *b, const struct report_proc *pr)
 	/* The GNU build ID is in the mapping; Go before 1.24 writes none. */
 	bool go_id = p->valid && *p->go_build_id && !*p->gnu_build_id;
 
-	int rc = add_comment(b, "traceaf-bpf: %s, %" PRIu64 " GC cycles (estimated from sweeps)%s%s",
+	int rc = add_comment(b, "traceaf-bpf: %s, %" PRIu64 " GC cycles (%s)%s%s",
 			     pr->name, h->gc_cycles,
+			     h->gc_exact ? "the runtime's" : "estimated from sweeps",
 			     go_id ? ", Go build ID " : "",
 			     go_id ? p->go_build_id : "");
 

@@ -87,8 +87,9 @@ static void print_section(const struct heap_replay *h, int which,
 	if (!rows)
 		return;
 	if (which == 0)
-		printf("\nGARBAGE PRODUCERS (top %u %s by bytes the first GC after their allocation freed; %" PRIu64 " GC cycles, estimated from sweeps)\n",
-		       top, h->nsites ? "sites" : "types", h->gc_cycles);
+		printf("\nGARBAGE PRODUCERS (top %u %s by bytes the first GC after their allocation freed; %" PRIu64 " GC cycles, %s)\n",
+		       top, h->nsites ? "sites" : "types", h->gc_cycles,
+		       h->gc_exact ? "the runtime's" : "estimated from sweeps");
 	else
 		printf("\nRETENTION (top %u %s by bytes alive after %d GC cycles or more)\n",
 		       top, h->nsites ? "sites" : "types", HR_SURVIVED_CYCLES);
@@ -157,8 +158,8 @@ static void json_section(const struct heap_replay *h, int which,
 
 void report_json_cycles(const struct heap_replay *h, unsigned top)
 {
-	printf(",\"gc_cycles\":%" PRIu64 ",\"survived_cycles\":%d",
-	       h->gc_cycles, HR_SURVIVED_CYCLES);
+	printf(",\"gc_cycles\":%" PRIu64 ",\"gc_cycles_exact\":%s,\"survived_cycles\":%d",
+	       h->gc_cycles, h->gc_exact ? "true" : "false", HR_SURVIVED_CYCLES);
 	json_section(h, 0, top);
 	json_section(h, 1, top);
 }

@@ -191,6 +191,27 @@ static int plan_named(struct plan_ctx *c, const char *name)
 	return plan_func(name, entry, size, c);
 }
 
+/*
+ * The GC cycle marker (runtime.gcSweep's entry, TAF_PROBE_GC_CYCLE), in
+ * both modes: one trap per cycle, and the analysis counts lifetimes in
+ * exact cycles instead of estimating them from sweeps.  Optional: a
+ * binary where it cannot be probed (inlined away) is traced without it.
+ */
+static int plan_gc_cycle(struct plan_ctx *c)
+{
+	size_t n = c->plan->n;
+	int rc;
+
+	c->enter_role = TAF_PROBE_GC_CYCLE;
+	c->exit_role = 0;
+	rc = plan_named(c, "runtime.gcSweep");
+	if (rc) {
+		c->plan->n = n;
+		c->err[0] = '\0';
+	}
+	return rc == -ENOMEM ? rc : 0;
+}
+
 static int field16(const struct go_field *f, const char *name, uint16_t *out,
 		   char *err, size_t errlen)
 {
@@ -554,6 +575,8 @@ int probe_plan_build(const struct go_binary *bin, struct probe_plan *plan,
 				snprintf(err, errlen, "runtime.(*mheap).initSpan is inlined and setSpans not found: no place to see span allocations");
 		}
 	}
+	if (rc == 0)
+		rc = plan_gc_cycle(&c);
 	if (rc)
 		probe_plan_free(plan);
 	return rc;
@@ -686,6 +709,8 @@ int probe_plan_build_sampled(const struct go_binary *bin,
 			snprintf(err, errlen, "cannot find the allocation types: %s",
 				 strerror(-rc));
 	}
+	if (rc == 0)
+		rc = plan_gc_cycle(&c);
 	if (rc)
 		probe_plan_free(plan);
 	return rc;

@@ -162,6 +162,7 @@ static struct bpf_program *program_for(struct probes *p,
 	case TAF_PROBE_SPAN_FREE: return p->skel->progs.span_free;
 	case TAF_PROBE_STACK_ALLOC: return p->skel->progs.stack_alloc;
 	case TAF_PROBE_STACK_FREE: return p->skel->progs.stack_free;
+	case TAF_PROBE_GC_CYCLE: return p->skel->progs.gc_cycle;
 	case TAF_PROBE_ALLOC_SITE: return p->skel->progs.alloc_site;
 	case TAF_PROBE_ALLOC_ARGS: return p->skel->progs.alloc_args;
 	case TAF_PROBE_PROF_MALLOC: return p->skel->progs.prof_malloc;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "format/gc_sidecar.h"
 #include "format/sample_sidecar.h"
 #include "format/stack_sidecar.h"
 #include "trace_sink.h"
@@ -295,9 +296,12 @@ static void prune(struct trace_sink *s)
 				     s->files[i], STACK_SIDECAR_SUFFIX) <
 		    sizeof(side))
 			unlinkat(s->dirfd, side, 0);
-		/* And its sampling note (--memprofilerate). */
+		/* And its sampling note (--memprofilerate) and GC marks. */
 		if ((size_t)snprintf(side, sizeof(side), "%s%s", s->files[i],
 				     SAMPLE_SIDECAR_SUFFIX) < sizeof(side))
+			unlinkat(s->dirfd, side, 0);
+		if ((size_t)snprintf(side, sizeof(side), "%s%s", s->files[i],
+				     GC_SIDECAR_SUFFIX) < sizeof(side))
 			unlinkat(s->dirfd, side, 0);
 		free(s->files[i]);
 	}

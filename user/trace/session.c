@@ -681,6 +681,13 @@ static int record(struct session *s, const void *data, size_t len)
 		s->counts.after_stop++;
 		return 0;
 	}
+	/* Not an event: it goes to the next generation's file's F.gc. */
+	if (h->kind == TAF_REC_GC_CYCLE) {
+		if (len < sizeof(struct taf_rec_addr))
+			return -EINVAL;
+		s->counts.records[h->kind]++;
+		return session_gc_mark(s, data);
+	}
 	if (!s->gen && ensure_generation(s, data) != 0)
 		return 0;
 	if (h->kind < TAF_REC_KIND_MAX)
@@ -832,6 +839,7 @@ int session_cut(struct session *s)
 		s->counts.lost_on_write += events;
 		if (s->stacks)
 			alloc_stacks_gen_dropped(s->stacks);
+		session_gc_gen_dropped(s);
 	} else {
 		int k;
 
@@ -839,6 +847,7 @@ int session_cut(struct session *s)
 			stacks_gen_written(s, gen);
 		if (s->memprofilerate)
 			session_sampling_gen_written(s);
+		session_gc_gen_written(s);
 		for (k = 0; k < TW_EV_COUNT; k++)
 			s->counts.written[k] += s->gen_events[k];
 		s->counts.events += events;
@@ -895,6 +904,7 @@ void session_finish(struct session *s)
 	u64_map_free(&s->sized_index);
 	u64_map_free(&s->sampled);
 	u64_map_free(&s->tiny_upper);
+	session_gc_free(s);
 	free(s->type_tab);
 	free(s->names);
 	s->type_tab = NULL;

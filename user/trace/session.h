@@ -17,6 +17,7 @@
 
 #include "attach/profile_rate.h"
 #include "attach/target.h"
+#include "format/gc_sidecar.h"
 #include "format/trace_writer.h"
 #include "traceaf_events.h"
 #include "util/u64_map.h"
@@ -114,6 +115,14 @@ struct session {
 	uint64_t memprofilerate;         /* 0: full mode */
 	struct profile_rate rate_ctl;    /* the target's rate while traced */
 	char sampling_file[256];         /* last file given its F.sampling */
+	/*
+	 * GC cycle marks (runtime.gcSweep, session_gc.c): those of the
+	 * generation being built, and those of the current file, whose F.gc
+	 * is rewritten whole after each of its generations.
+	 */
+	struct gc_mark *gc_pending, *gc_file;
+	size_t ngc_pending, gc_pending_cap, ngc_file, gc_file_cap;
+	char gc_file_name[256];
 	struct type_entry *type_tab;
 	size_t ntypes, type_cap;
 	char *names;

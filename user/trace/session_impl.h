@@ -49,4 +49,10 @@ int session_sampled_for_each(struct session *s,
 			     void *arg);
 void session_sampling_gen_written(struct session *s);
 
+/* session_gc.c: GC cycle marks (TAF_REC_GC_CYCLE) and each file's F.gc */
+int session_gc_mark(struct session *s, const struct taf_rec_addr *r);
+void session_gc_gen_written(struct session *s);
+void session_gc_gen_dropped(struct session *s);
+void session_gc_free(struct session *s);
+
 #endif /* SESSION_IMPL_H */

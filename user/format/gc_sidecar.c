@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* gc_sidecar.c - the F.gc file of a trace: GC cycle marks (gc_sidecar.h). */
+#include "gc_sidecar.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/grow.h"
+
+#define GC_SIDECAR_MAGIC "traceaf-bpf gc 1"
+
+int gc_sidecar_write(int dirfd, const char *trace_name,
+		     const struct gc_mark *marks, size_t n)
+{
+	char name[512], tmp[520];
+	size_t i;
+	FILE *f;
+	int fd, rc = 0;
+
+	if (snprintf(name, sizeof(name), "%s%s", trace_name,
+		     GC_SIDECAR_SUFFIX) >= (int)sizeof(name))
+		return -ENAMETOOLONG;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+		    O_NOFOLLOW, 0640);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		rc = -errno;
+		close(fd);
+		unlinkat(dirfd, tmp, 0);
+		return rc;
+	}
+	fprintf(f, "%s\n", GC_SIDECAR_MAGIC);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 " %" PRIu32 "\n", marks[i].ns,
+			marks[i].mode);
+	if (fflush(f) || ferror(f))
+		rc = errno ? -errno : -EIO;
+	if (fclose(f) && !rc)
+		rc = errno ? -errno : -EIO;
+	/* Whole or not at all: a reader never sees half a line. */
+	if (!rc && renameat(dirfd, tmp, dirfd, name))
+		rc = -errno;
+	if (rc)
+		unlinkat(dirfd, tmp, 0);
+	return rc;
+}
+
+int gc_sidecar_read(const char *trace_path, struct gc_mark **marks,
+		    size_t *n)
+{
+	char path[4096], line[128];
+	struct gc_mark *out = NULL;
+	size_t len = 0, cap = 0;
+	unsigned long long ns;
+	unsigned mode;
+	FILE *f;
+	int rc = 0;
+
+	*marks = NULL;
+	*n = 0;
+	if (snprintf(path, sizeof(path), "%s%s", trace_path,
+		     GC_SIDECAR_SUFFIX) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	if (!fgets(line, sizeof(line), f) ||
+	    strncmp(line, GC_SIDECAR_MAGIC "\n", sizeof(GC_SIDECAR_MAGIC))) {
+		fclose(f);
+		return -EINVAL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llu %u", &ns, &mode) != 2 ||
+		    (len && ns < out[len - 1].ns)) {
+			rc = -EINVAL;
+			break;
+		}
+		if (!GROW(out, len, cap, 64)) {
+			rc = -ENOMEM;
+			break;
+		}
+		out[len].ns = ns;
+		out[len].mode = mode;
+		len++;
+	}
+	fclose(f);
+	if (rc) {
+		free(out);
+		return rc;
+	}
+	*marks = out;
+	*n = len;
+	return 0;
+}
