@@ -54,6 +54,15 @@
  *                    emits only the first object of a block (not with -r)
  *   tiny_upper_free  ours, the free of a tiny block's upper half: the
  *                    runtime frees a block once, at its base (not with -r)
+ *   stack_growth_in_trace_event
+ *                    ours, Go 1.23: a stack growth (the new stack, the old
+ *                    one's free, the manual span of the new one, within
+ *                    GROWTH_NS of each other, none of them in the native
+ *                    trace): Go 1.23 emits span and stack events through
+ *                    traceTryAcquire (stack.go, mheap.go), which gives up
+ *                    when the thread is already writing a trace event, and
+ *                    the runtime's tracer needs stack (traceStack's 1 KiB
+ *                    buffer) exactly there; 1.24+ uses traceAcquire
  * Output: "key value" lines (the value is the last field).  Exit status 0
  * when everything was read, whatever the counts (the caller judges them),
  * 1 on unreadable input, 2 on usage.
@@ -78,6 +87,10 @@ enum {
 	TINY_BLOCK = 16,
 };
 
+/* A stack growth's events: copystack allocates, copies, frees; the
+ * runtime's take 30-60 us here. */
+#define GROWTH_NS 500000
+
 static const char *const kind_names[NKIND] = {
 	"Span", "SpanAlloc", "SpanFree", "HeapObject", "HeapObjectAlloc",
 	"HeapObjectFree", "GoroutineStack", "GoroutineStackAlloc",
@@ -93,12 +106,12 @@ static bool matched_kind(int k)
 
 enum reason {
 	R_NONE, R_UNEXPLAINED, R_WINDOW, R_TINY_SHARED, R_TINY_UPPER_ALLOC,
-	R_TINY_UPPER_FREE, NREASON,
+	R_TINY_UPPER_FREE, R_GROWTH_IN_TRACE, NREASON,
 };
 
 static const char *const reason_names[NREASON] = {
 	"matched", "unexplained", "outside_window", "tiny_shared_id",
-	"tiny_upper_alloc", "tiny_upper_free",
+	"tiny_upper_alloc", "tiny_upper_free", "stack_growth_in_trace_event",
 };
 
 struct ev {
@@ -113,6 +126,7 @@ struct ev {
 	bool late;           /* matched only within the wide tolerance */
 	bool ptrs;           /* HeapObjectAlloc of a type with pointers */
 	uint32_t kindclass;  /* Span, SpanAlloc */
+	uint32_t order;      /* GoroutineStack, GoroutineStackAlloc */
 };
 
 struct side {
@@ -210,6 +224,8 @@ static int read_file(struct side *sd, const char *path)
 			x->key = mkkey(e.kind, x->addr);
 			if (e.kind == EV_SPAN || e.kind == EV_SPAN_ALLOC)
 				x->kindclass = (uint32_t)e.args[2];
+			if (e.kind == EV_STACK || e.kind == EV_STACK_ALLOC)
+				x->order = (uint32_t)e.args[1];
 			if (e.kind == EV_HEAP_OBJECT_ALLOC && e.args[1]) {
 				const struct trace_type *t =
 					trace_reader_type(r, e.args[1]);
@@ -442,6 +458,39 @@ struct opts {
 	bool verbose;
 };
 
+/* Whether ours has an unmatched event of KIND within GROWTH_NS after
+ * (AFTER) or around NS. */
+static bool unmatched_near(const struct side *our, int kind, int64_t ns,
+			   bool after)
+{
+	size_t i;
+
+	for (i = 0; i < our->n; i++) {
+		const struct ev *x = &our->v[i];
+
+		if (x->kind == kind && x->peer < 0 && x->ns <= ns + GROWTH_NS &&
+		    x->ns >= (after ? ns : ns - GROWTH_NS))
+			return true;
+	}
+	return false;
+}
+
+/* Go 1.23: an event of a stack growth the runtime did not emit. */
+static bool growth_in_trace(const struct side *our, const struct ev *e)
+{
+	switch (e->kind) {
+	case EV_STACK_ALLOC:
+		return unmatched_near(our, EV_STACK_FREE, e->ns, true);
+	case EV_STACK_FREE:
+		return unmatched_near(our, EV_STACK_ALLOC, e->ns, false);
+	case EV_SPAN_ALLOC:
+		return e->kindclass == 1 &&
+		       unmatched_near(our, EV_STACK_ALLOC, e->ns, true);
+	default:
+		return false;
+	}
+}
+
 static enum reason classify(const struct side *nat, const struct side *our,
 			    const struct ev *e, bool native,
 			    const struct opts *o)
@@ -450,6 +499,8 @@ static enum reason classify(const struct side *nat, const struct side *our,
 
 	if (!native && (e->ns < nat->lo || e->ns > nat->hi))
 		return R_WINDOW;
+	if (!native && o->go_minor <= 23 && growth_in_trace(our, e))
+		return R_GROWTH_IN_TRACE;
 	if (e->kind != EV_HEAP_OBJECT_ALLOC && e->kind != EV_HEAP_OBJECT_FREE)
 		return R_UNEXPLAINED;
 	tiny = !o->tiny_as_runtime && in_tiny_span(nat, our, e->addr, e->ns);
@@ -546,8 +597,9 @@ static void report(const struct side *nat, const struct side *our,
 		r = classify(nat, our, e, false, o);
 		s->our_only[r]++;
 		if (r == R_UNEXPLAINED && o->verbose && shown[e->kind - EV_SPAN][1]++ < 20)
-			fprintf(stderr, "ours-only %s %#" PRIx64 " at %.6f s\n",
-				kind_names[e->kind - EV_SPAN], e->addr, e->ns / 1e9);
+			fprintf(stderr, "ours-only %s %#" PRIx64 " at %.6f s (kindclass %u, order %u)\n",
+				kind_names[e->kind - EV_SPAN], e->addr, e->ns / 1e9,
+				e->kindclass, e->order);
 	}
 
 	printf("tolerance_us %" PRId64 "\n", o->tol / 1000);
