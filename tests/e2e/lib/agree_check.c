@@ -7,12 +7,14 @@
  *   agree_check [-t TOL_US] [-T WIDE_US] [-g GOMINOR] [-r] [-v] NATIVE OURS...
  *
  *   -t  match tolerance in microseconds (default 200, see below)
- *   -T  the wide tolerance of the second pass (default 100000)
+ *   -T  the wide tolerance of the second pass (default 1000000)
  *   -g  the target's Go minor version (tiny allocations differ: 1.23 and
  *       1.24+); default 27
  *   -r  OURS were written with --tiny-as-runtime: the tiny-allocator
  *       differences are then not allowed
  *   -v  print up to 20 unexplained events of each kind on stderr
+ *   -a ADDR  print every event within 64 bytes of ADDR, both sides, and
+ *       the spans holding it, on stderr (to look into one)
  *
  * Both clocks are CLOCK_MONOTONIC (the runtime's nanotime()/64 on amd64,
  * runtime/tracetime.go; ours bpf_ktime_get_ns()/64) and both frequency
@@ -32,10 +34,16 @@
  * ("gap_min_us", tiny spans left out) and the spread of the matched
  * pairs' time differences ("dt_*"), the figures that justify the
  * tolerance.  A second pass pairs what is left within the wide tolerance
- * ("matched_late"): between our allocation probe and the runtime's
- * emission the allocating thread may start a GC (gcStart inside
- * mallocgc's size-class paths: stop-the-world) or be descheduled, which
- * on a loaded machine takes milliseconds.  A native HeapObjectAlloc that
+ * ("matched_late") if both events are of one life of the slot (neither
+ * trace frees it between an alloc and its partner, nor allocates it
+ * between two frees: then they are the same event, whatever the time
+ * between) and ours is inside the runtime trace's window: between our
+ * allocation probe and the runtime's emission the allocating thread may
+ * start a GC (Go 1.24+: gcStart inside mallocgc's size-class paths, a
+ * stop-the-world) or the goroutine be preempted (releasem comes before
+ * the trace hook) and wait for a P, which on a loaded 2-CPU machine took
+ * up to 260 ms.  The sweeper likewise: we stamp a span's frees when its
+ * sweep starts, the runtime each as its loop reaches it.  A native HeapObjectAlloc that
  * does not match at its address is tried 8 bytes lower: objects with a
  * malloc header (Go 1.22+, pointers, 513..32760 B) are reported by the
  * runtime after the header, by us at the slot base ("header" in the
@@ -341,7 +349,9 @@ static void match(struct side *nat, struct side *our, int64_t tol, bool late)
 			i++;
 			continue;
 		}
-		if (b->peer >= 0) {
+		/* Ours out of the native window never pair late. */
+		if (b->peer >= 0 ||
+		    (late && (b->ns < nat->lo || b->ns > nat->hi))) {
 			j++;
 			continue;
 		}
@@ -386,6 +396,7 @@ static void match_headers(struct side *nat, struct side *our, int64_t tol,
 			int64_t d = b->ns - a->ns;
 
 			if (b->peer < 0 && d <= tol && d >= -tol &&
+			    (!late || (b->ns >= nat->lo && b->ns <= nat->hi)) &&
 			    (!late || same_life(nat, our, a->kind, a->addr,
 						b->addr, a->ns, b->ns))) {
 				a->peer = (int32_t)j;
@@ -456,6 +467,7 @@ struct opts {
 	int go_minor;
 	bool tiny_as_runtime;
 	bool verbose;
+	uint64_t dump_addr;
 };
 
 /* Whether ours has an unmatched event of KIND within GROWTH_NS after
@@ -659,14 +671,33 @@ static void report(const struct side *nat, const struct side *our,
 		free(ks[k].dt);
 }
 
+static void dump(const struct side *s, const char *what, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		const struct ev *e = &s->v[i];
+		bool span = e->kind <= EV_SPAN_FREE;
+
+		if ((span && (e->addr >> 13) == (addr >> 13)) ||
+		    (!span && e->addr + 64 >= addr && e->addr <= addr + 64))
+			fprintf(stderr, "%-6s %-19s %#" PRIx64 " %.6f %s%s kc %u type %s\n",
+				what, kind_names[e->kind - EV_SPAN], e->addr,
+				e->ns / 1e9, e->peer >= 0 ? "matched" : "UNMATCHED",
+				e->late ? " late" : "", e->kindclass,
+				e->type ? names[e->type - 1] : "-");
+	}
+}
+
 int main(int argc, char **argv)
 {
-	struct opts o = { .tol = 200 * 1000, .wide = 100000 * 1000, .go_minor = 27 };
+	struct opts o = { .tol = 200 * 1000, .wide = 1000000 * 1000, .go_minor = 27 };
 	struct side nat = { 0 }, our = { 0 };
 	int c, i;
 
-	while ((c = getopt(argc, argv, "t:T:g:rv")) != -1) {
+	while ((c = getopt(argc, argv, "t:T:g:rva:")) != -1) {
 		switch (c) {
+		case 'a': o.dump_addr = strtoull(optarg, NULL, 0); break;
 		case 't': o.tol = (int64_t)(strtod(optarg, NULL) * 1000); break;
 		case 'T': o.wide = (int64_t)(strtod(optarg, NULL) * 1000); break;
 		case 'g': o.go_minor = atoi(optarg); break;
@@ -695,6 +726,10 @@ int main(int argc, char **argv)
 	match(&nat, &our, o.wide, true);
 	match_headers(&nat, &our, o.wide, true);
 	report(&nat, &our, &o);
+	if (o.dump_addr) {
+		dump(&nat, "native", o.dump_addr);
+		dump(&our, "ours", o.dump_addr);
+	}
 	return 0;
 usage:
 	fprintf(stderr, "usage: agree_check [-t TOL_US] [-T WIDE_US] [-g GOMINOR] [-r] [-v] NATIVE.trace OURS.trace...\n");
