@@ -106,7 +106,7 @@ run() {
 		"$name" "$ver" "$mode" \
 		"$(kv "$A" "HeapObjectAlloc matched")" "$(kv "$A" "HeapObjectAlloc native")" "$mat" \
 		"$(kv "$A" "HeapObjectAlloc matched_late")" "$(kv "$A" "HeapObjectAlloc matched_after_header")" \
-		"${shared:-0}" "${upper:-0}" "$(kv "$A" "HeapObjectFree ours_only tiny_upper_free")" \
+		"${shared:-0}" "${upper:-0}" "$(kv "$A" "HeapObjectFree ours_only tiny_upper_free" | sed 's/^$/0/')" \
 		"$(kv "$A" "HeapObjectFree matched")" "$(kv "$A" "HeapObjectFree native")" \
 		"$(kv "$A" "SpanAlloc matched")" "$(kv "$A" "SpanAlloc native")" \
 		"$(kv "$A" "SpanFree matched")" "$(kv "$A" "SpanFree native")" \
