@@ -63,14 +63,20 @@
  *   tiny_upper_free  ours, the free of a tiny block's upper half: the
  *                    runtime frees a block once, at its base (not with -r)
  *   stack_growth_in_trace_event
- *                    ours, Go 1.23: a stack growth (the new stack, the old
- *                    one's free, the manual span of the new one, within
- *                    GROWTH_NS of each other, none of them in the native
- *                    trace): Go 1.23 emits span and stack events through
+ *                    ours, Go 1.23: a stack growth (the new stack and the
+ *                    old one's free, and the manual span of the new one,
+ *                    paired one to one within GROWTH_NS, mark_growths;
+ *                    none of them in the native trace): Go 1.23 emits
+ *                    span and stack events through
  *                    traceTryAcquire (stack.go, mheap.go), which gives up
  *                    when the thread is already writing a trace event, and
  *                    the runtime's tracer needs stack (traceStack's 1 KiB
  *                    buffer) exactly there; 1.24+ uses traceAcquire
+ *   go123_trace_try_acquire
+ *                    ours, Go 1.23: any other span or stack event the
+ *                    runtime did not emit, for the same traceTryAcquire
+ *                    (a stack freed alone: about 1 run in 15 here); the
+ *                    caller bounds how many it accepts
  * Output: "key value" lines (the value is the last field).  Exit status 0
  * when everything was read, whatever the counts (the caller judges them),
  * 1 on unreadable input, 2 on usage.
@@ -95,9 +101,9 @@ enum {
 	TINY_BLOCK = 16,
 };
 
-/* A stack growth's events: copystack allocates, copies, frees; the
- * runtime's take 30-60 us here. */
-#define GROWTH_NS 500000
+/* A stack growth's events: copystack allocates, copies, frees: 30-60 us
+ * here, up to 8 ms seen on a loaded machine (the thread descheduled). */
+#define GROWTH_NS 50000000
 
 static const char *const kind_names[NKIND] = {
 	"Span", "SpanAlloc", "SpanFree", "HeapObject", "HeapObjectAlloc",
@@ -114,12 +120,13 @@ static bool matched_kind(int k)
 
 enum reason {
 	R_NONE, R_UNEXPLAINED, R_WINDOW, R_TINY_SHARED, R_TINY_UPPER_ALLOC,
-	R_TINY_UPPER_FREE, R_GROWTH_IN_TRACE, NREASON,
+	R_TINY_UPPER_FREE, R_GROWTH_IN_TRACE, R_TRY_ACQUIRE, NREASON,
 };
 
 static const char *const reason_names[NREASON] = {
 	"matched", "unexplained", "outside_window", "tiny_shared_id",
 	"tiny_upper_alloc", "tiny_upper_free", "stack_growth_in_trace_event",
+	"go123_trace_try_acquire",
 };
 
 struct ev {
@@ -132,6 +139,7 @@ struct ev {
 	uint8_t reason;
 	bool header;         /* matched 8 bytes lower (malloc header) */
 	bool late;           /* matched only within the wide tolerance */
+	bool span_taken;     /* a growth's new stack, its span found */
 	bool ptrs;           /* HeapObjectAlloc of a type with pointers */
 	uint32_t kindclass;  /* Span, SpanAlloc */
 	uint32_t order;      /* GoroutineStack, GoroutineStackAlloc */
@@ -470,37 +478,64 @@ struct opts {
 	uint64_t dump_addr;
 };
 
-/* Whether ours has an unmatched event of KIND within GROWTH_NS after
- * (AFTER) or around NS. */
-static bool unmatched_near(const struct side *our, int kind, int64_t ns,
-			   bool after)
+static int by_ns(const void *a, const void *b)
 {
-	size_t i;
+	const struct ev *x = *(struct ev *const *)a, *y = *(struct ev *const *)b;
 
-	for (i = 0; i < our->n; i++) {
-		const struct ev *x = &our->v[i];
-
-		if (x->kind == kind && x->peer < 0 && x->ns <= ns + GROWTH_NS &&
-		    x->ns >= (after ? ns : ns - GROWTH_NS))
-			return true;
-	}
-	return false;
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
 }
 
-/* Go 1.23: an event of a stack growth the runtime did not emit. */
-static bool growth_in_trace(const struct side *our, const struct ev *e)
+/*
+ * Go 1.23: the stack growths the runtime did not emit, paired one to one
+ * among our unmatched events inside the window, in time order: a new
+ * stack with the next free (copystack frees the old one once it has
+ * moved), and a manual span with the next new stack (a stack too large
+ * for the stack cache comes from a span of its own).  Marks them
+ * R_GROWTH_IN_TRACE.
+ */
+static void mark_growths(struct side *nat, struct side *our)
 {
-	switch (e->kind) {
-	case EV_STACK_ALLOC:
-		return unmatched_near(our, EV_STACK_FREE, e->ns, true);
-	case EV_STACK_FREE:
-		return unmatched_near(our, EV_STACK_ALLOC, e->ns, false);
-	case EV_SPAN_ALLOC:
-		return e->kindclass == 1 &&
-		       unmatched_near(our, EV_STACK_ALLOC, e->ns, true);
-	default:
-		return false;
+	struct ev **u;
+	size_t n = 0, i, j;
+
+	u = calloc(our->n + 1, sizeof(*u));
+	if (!u)
+		exit(1);
+	for (i = 0; i < our->n; i++) {
+		struct ev *e = &our->v[i];
+
+		if (e->peer < 0 && e->ns >= nat->lo && e->ns <= nat->hi &&
+		    (e->kind == EV_STACK_ALLOC || e->kind == EV_STACK_FREE ||
+		     (e->kind == EV_SPAN_ALLOC && e->kindclass == 1)))
+			u[n++] = e;
 	}
+	qsort(u, n, sizeof(*u), by_ns);
+	/* New stacks with the next free not taken yet. */
+	for (i = 0; i < n; i++) {
+		if (u[i]->kind != EV_STACK_ALLOC)
+			continue;
+		for (j = i + 1; j < n && u[j]->ns <= u[i]->ns + GROWTH_NS; j++) {
+			if (u[j]->kind == EV_STACK_FREE &&
+			    u[j]->reason != R_GROWTH_IN_TRACE) {
+				u[i]->reason = u[j]->reason = R_GROWTH_IN_TRACE;
+				break;
+			}
+		}
+	}
+	/* Manual spans with the next such new stack not taken by a span. */
+	for (i = 0; i < n; i++) {
+		if (u[i]->kind != EV_SPAN_ALLOC)
+			continue;
+		for (j = i + 1; j < n && u[j]->ns <= u[i]->ns + GROWTH_NS; j++) {
+			if (u[j]->kind == EV_STACK_ALLOC && !u[j]->span_taken &&
+			    u[j]->reason == R_GROWTH_IN_TRACE) {
+				u[j]->span_taken = true;
+				u[i]->reason = R_GROWTH_IN_TRACE;
+				break;
+			}
+		}
+	}
+	free(u);
 }
 
 static enum reason classify(const struct side *nat, const struct side *our,
@@ -511,8 +546,11 @@ static enum reason classify(const struct side *nat, const struct side *our,
 
 	if (!native && (e->ns < nat->lo || e->ns > nat->hi))
 		return R_WINDOW;
-	if (!native && o->go_minor <= 23 && growth_in_trace(our, e))
+	if (!native && e->reason == R_GROWTH_IN_TRACE)
 		return R_GROWTH_IN_TRACE;
+	if (!native && o->go_minor <= 23 &&
+	    e->kind != EV_HEAP_OBJECT_ALLOC && e->kind != EV_HEAP_OBJECT_FREE)
+		return R_TRY_ACQUIRE;
 	if (e->kind != EV_HEAP_OBJECT_ALLOC && e->kind != EV_HEAP_OBJECT_FREE)
 		return R_UNEXPLAINED;
 	tiny = !o->tiny_as_runtime && in_tiny_span(nat, our, e->addr, e->ns);
@@ -725,6 +763,8 @@ int main(int argc, char **argv)
 	match_headers(&nat, &our, o.tol, false);
 	match(&nat, &our, o.wide, true);
 	match_headers(&nat, &our, o.wide, true);
+	if (o.go_minor <= 23)
+		mark_growths(&nat, &our);
 	report(&nat, &our, &o);
 	if (o.dump_addr) {
 		dump(&nat, "native", o.dump_addr);
