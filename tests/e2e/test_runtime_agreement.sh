@@ -20,11 +20,9 @@
 #    3 at most are stack growths (alloc and free paired);
 #  - every native event of the six kinds is matched or, default mode on Go
 #    1.24+, a tiny object whose 8-byte ID we hold live (tiny_shared_id);
-#  - the tight tolerance (200 us) is below half the shortest gap between
-#    two native events of one (kind, address) group (so pairs cannot be
-#    confused), pairs found only within the wide one (1 s, one life of
-#    the slot) stay under 2 % of a kind, and matched allocations carry the
-#    same type name on both sides;
+#  - pairs found only within the wide tolerance (1 s; every pair is of
+#    one life of its slot) stay under 2 % of a kind, and matched
+#    allocations carry the same type name on both sides;
 #  - HeapObjectAlloc matched >= 99.9 % of the runtime's with
 #    --tiny-as-runtime; without it the documented tiny difference shows
 #    (json: Go 1.27 tiny_shared_id > 0, Go 1.23 tiny_upper_alloc > 0).
@@ -87,9 +85,6 @@ run() {
 			fail "$name go$ver $mode: $k: $mat matched + ${shared:-0} tiny of $nat native"
 		[ $((late * 50)) -le "$nat" ] ||
 			fail "$name go$ver $mode: $k: $late of $nat matched only within the wide tolerance"
-		n=$(kv "$A" "$k gap_min_us")
-		[ -z "$n" ] || awk -v g="$n" -v t=$TOL_US 'BEGIN { exit !(g > 2 * t) }' ||
-			fail "$name go$ver $mode: $k: two events of one slot ${n} us apart: the ${TOL_US} us tolerance is ambiguous"
 	done
 	# Go 1.23's traceTryAcquire, beyond stack growths: rare (a lone stack
 	# free about 1 run in 15), so a few at most.
@@ -112,7 +107,7 @@ run() {
 		"$name" "$ver" "$mode" \
 		"$(kv "$A" "HeapObjectAlloc matched")" "$(kv "$A" "HeapObjectAlloc native")" "$mat" \
 		"$(kv "$A" "HeapObjectAlloc matched_late")" "$(kv "$A" "HeapObjectAlloc matched_after_header")" \
-		"${shared:-0}" "${upper:-0}" "$(kv "$A" "HeapObjectFree ours_only tiny_upper_free" | sed 's/^$/0/')" \
+		"${shared:-0}" "${upper:-0}" "$(kv "$A" "HeapObjectFree ours_only tiny_upper_free" | awk '{ print $0 + 0 } END { if (!NR) print 0 }')" \
 		"$(kv "$A" "HeapObjectFree matched")" "$(kv "$A" "HeapObjectFree native")" \
 		"$(kv "$A" "SpanAlloc matched")" "$(kv "$A" "SpanAlloc native")" \
 		"$(kv "$A" "SpanFree matched")" "$(kv "$A" "SpanFree native")" \

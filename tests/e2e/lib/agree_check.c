@@ -26,18 +26,17 @@
  * Matching: the six events HeapObjectAlloc/Free, SpanAlloc/Free,
  * GoroutineStackAlloc/Free are grouped by (kind, address); within a group
  * both sides are in time order and paired greedily: the earliest events
- * pair when they are within the tolerance, else the earlier one is
- * unmatched.  This is unambiguous while the tolerance is under half the
- * shortest time between two events of one group (a slot is freed by a
- * sweep, at most once per GC cycle, before it is allocated again; tiny
- * objects sharing an 8-byte ID aside): the tool prints that shortest gap
- * ("gap_min_us", tiny spans left out) and the spread of the matched
- * pairs' time differences ("dt_*"), the figures that justify the
- * tolerance.  A second pass pairs what is left within the wide tolerance
- * ("matched_late") if both events are of one life of the slot (neither
- * trace frees it between an alloc and its partner, nor allocates it
- * between two frees: then they are the same event, whatever the time
- * between) and ours is inside the runtime trace's window: between our
+ * pair when they are within the tolerance and of one life of the slot
+ * (neither trace frees it between an alloc and its partner, nor
+ * allocates it between two frees: then they are the same event, whatever
+ * the time between), else the earlier one is unmatched.  The time alone
+ * would not do: a span can be freed and allocated again within 110 us,
+ * a heap slot within one GC cycle (2.4 ms here); the tool prints that
+ * shortest gap ("gap_min_us", tiny spans left out) and the spread of the
+ * matched pairs' time differences ("dt_*", under 50 us), the figures
+ * behind the tolerance.  A second pass pairs what is left within the wide
+ * tolerance ("matched_late"), ours inside the runtime trace's window
+ * only: between our
  * allocation probe and the runtime's emission the allocating thread may
  * start a GC (Go 1.24+: gcStart inside mallocgc's size-class paths, a
  * stop-the-world) or the goroutine be preempted (releasem comes before
@@ -322,10 +321,10 @@ static bool any_between(const struct side *s, int kind, uint64_t addr,
 }
 
 /*
- * A late pair must belong to one life of its slot: neither side frees the
+ * A pair must belong to one life of its slot: neither side frees the
  * slot between an alloc and its partner (nor allocates it between two
- * frees).  That keeps a wide tolerance from pairing two lives when GC
- * cycles are shorter than it.  NADDR, OADDR: the slot on each side (they
+ * frees).  That keeps a tolerance from pairing two lives when the slot is
+ * reused sooner than it.  NADDR, OADDR: the slot on each side (they
  * differ by a malloc header).
  */
 static bool same_life(const struct side *nat, const struct side *our,
@@ -372,8 +371,7 @@ static void match(struct side *nat, struct side *our, int64_t tol, bool late)
 		}
 		d = b->ns - a->ns;
 		if (d <= tol && d >= -tol &&
-		    (!late || same_life(nat, our, a->kind, a->addr, b->addr,
-					a->ns, b->ns))) {
+		    same_life(nat, our, a->kind, a->addr, b->addr, a->ns, b->ns)) {
 			a->peer = (int32_t)j;
 			b->peer = (int32_t)i;
 			a->late = b->late = late;
@@ -405,8 +403,8 @@ static void match_headers(struct side *nat, struct side *our, int64_t tol,
 
 			if (b->peer < 0 && d <= tol && d >= -tol &&
 			    (!late || (b->ns >= nat->lo && b->ns <= nat->hi)) &&
-			    (!late || same_life(nat, our, a->kind, a->addr,
-						b->addr, a->ns, b->ns))) {
+			    same_life(nat, our, a->kind, a->addr, b->addr,
+				      a->ns, b->ns)) {
 				a->peer = (int32_t)j;
 				b->peer = (int32_t)i;
 				a->header = b->header = true;
