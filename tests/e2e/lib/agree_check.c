@@ -27,9 +27,10 @@
  * GoroutineStackAlloc/Free are grouped by (kind, address); within a group
  * both sides are in time order and paired greedily: the earliest events
  * pair when they are within the tolerance and of one life of the slot
- * (neither trace frees it between an alloc and its partner, nor
- * allocates it between two frees: then they are the same event, whatever
- * the time between), else the earlier one is unmatched.  The time alone
+ * (same_life: neither trace frees it between an alloc and a later
+ * partner, nor allocates it between a free and a later partner: then
+ * they are the same event, whatever the time between), else the earlier
+ * one is unmatched.  The time alone
  * would not do: a span can be freed and allocated again within 110 us,
  * a heap slot within one GC cycle (2.4 ms here); the tool prints that
  * shortest gap ("gap_min_us", tiny spans left out) and the spread of the
@@ -321,23 +322,34 @@ static bool any_between(const struct side *s, int kind, uint64_t addr,
 }
 
 /*
- * A pair must belong to one life of its slot: neither side frees the
- * slot between an alloc and its partner (nor allocates it between two
- * frees).  That keeps a tolerance from pairing two lives when the slot is
- * reused sooner than it.  NADDR, OADDR: the slot on each side (they
- * differ by a malloc header).
+ * A pair must belong to one life of its slot: looking forward from each
+ * side's own event to its partner, that side has no event of the
+ * opposite kind at the slot (an alloc whose partner comes after the
+ * slot's free in the same trace is of the next life).  Backward is no
+ * test: our alloc comes before the runtime's, so the runtime's free of
+ * the previous life may lie between them.  That keeps a tolerance from
+ * pairing two lives when the slot is reused sooner than it (spans within
+ * 110 us).  Events within SKEW_NS of the partner do not count: clocks of
+ * two vCPUs differ by that much, and a large object's span is swept, freed
+ * and reused on another CPU within microseconds.  NADDR, OADDR: the slot
+ * on each side (they differ by a malloc header; the runtime frees a
+ * header object at the slot base).
  */
+#define SKEW_NS 20000
+
 static bool same_life(const struct side *nat, const struct side *our,
 		      int kind, uint64_t naddr, uint64_t oaddr, int64_t a,
 		      int64_t b)
 {
-	int64_t lo = a < b ? a : b, hi = a < b ? b : a;
 	int op = opposite(kind);
 
-	/* The runtime frees a header object at its slot base (oaddr). */
-	return !any_between(our, op, oaddr, lo, hi) &&
-	       !any_between(nat, op, oaddr, lo, hi) &&
-	       (naddr == oaddr || !any_between(nat, op, naddr, lo, hi));
+	if (b > a + SKEW_NS &&
+	    (any_between(nat, op, naddr, a, b - SKEW_NS) ||
+	     (naddr != oaddr && any_between(nat, op, oaddr, a, b - SKEW_NS))))
+		return false;
+	if (a > b + SKEW_NS && any_between(our, op, oaddr, b, a - SKEW_NS))
+		return false;
+	return true;
 }
 
 /*
