@@ -28,26 +28,24 @@
  * both sides are in time order and paired greedily: the earliest events
  * pair when they are within the tolerance and of one life of the slot
  * (same_life: neither trace frees it between an alloc and a later
- * partner, nor allocates it between a free and a later partner: then
- * they are the same event, whatever the time between), else the earlier
- * one is unmatched.  The time alone
- * would not do: a span can be freed and allocated again within 110 us,
- * a heap slot within one GC cycle (2.4 ms here); the tool prints that
- * shortest gap ("gap_min_us", tiny spans left out) and the spread of the
- * matched pairs' time differences ("dt_*", under 50 us), the figures
- * behind the tolerance.  A second pass pairs what is left within the wide
- * tolerance ("matched_late"), ours inside the runtime trace's window
- * only: between our
- * allocation probe and the runtime's emission the allocating thread may
- * start a GC (Go 1.24+: gcStart inside mallocgc's size-class paths, a
- * stop-the-world) or the goroutine be preempted (releasem comes before
- * the trace hook) and wait for a P, which on a loaded 2-CPU machine took
- * up to 260 ms.  The sweeper likewise: we stamp a span's frees when its
- * sweep starts, the runtime each as its loop reaches it.  A native HeapObjectAlloc that
- * does not match at its address is tried 8 bytes lower: objects with a
- * malloc header (Go 1.22+, pointers, 513..32760 B) are reported by the
- * runtime after the header, by us at the slot base ("header" in the
- * output).
+ * partner, nor allocates it between a free and a later partner: then they
+ * are the same event, whatever the time between), else the earlier one
+ * is unmatched.  Time alone would not do: a span can be freed and
+ * allocated again within 110 us, a heap slot within one GC cycle (2.4 ms
+ * here); the tool prints that shortest gap ("gap_min_us", tiny spans left
+ * out) and the spread of the pairs' time differences ("dt_*": p01..p99
+ * within -50..+5 us), the figures behind the tolerance.  A second pass pairs what is
+ * left within the wide tolerance ("matched_late"; ours inside the runtime
+ * trace's window only): between our allocation probe and the runtime's
+ * emission the allocating thread may start a GC (Go 1.24+: gcStart inside
+ * mallocgc's size-class paths, a stop-the-world) or the goroutine be
+ * preempted (releasem comes before the trace hook) and wait for a P,
+ * which on a loaded 2-CPU machine took up to 260 ms; the sweeper likewise
+ * (we stamp a span's frees when its sweep starts, the runtime each as its
+ * loop reaches it).  A native HeapObjectAlloc that does not match at its
+ * address is tried 8 bytes lower: objects with a malloc header (Go 1.22+,
+ * pointers, 513..32760 B) are reported by the runtime after the header,
+ * by us at the slot base ("matched_after_header" in the output).
  *
  * Every unmatched event gets a reason, each a documented difference
  * (README.md, "Where the output differs from the runtime's, on purpose"),
@@ -67,15 +65,15 @@
  *                    old one's free, and the manual span of the new one,
  *                    paired one to one within GROWTH_NS, mark_growths;
  *                    none of them in the native trace): Go 1.23 emits
- *                    span and stack events through
- *                    traceTryAcquire (stack.go, mheap.go), which gives up
+ *                    span and stack events through traceTryAcquire
+ *                    (stack.go, mheap.go), which gives up
  *                    when the thread is already writing a trace event, and
  *                    the runtime's tracer needs stack (traceStack's 1 KiB
  *                    buffer) exactly there; 1.24+ uses traceAcquire
  *   go123_trace_try_acquire
  *                    ours, Go 1.23: any other span or stack event the
  *                    runtime did not emit, for the same traceTryAcquire
- *                    (a stack freed alone: about 1 run in 15 here); the
+ *                    (a stack freed alone: seen once in ~20 runs); the
  *                    caller bounds how many it accepts
  * Output: "key value" lines (the value is the last field).  Exit status 0
  * when everything was read, whatever the counts (the caller judges them),
