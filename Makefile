@@ -98,9 +98,11 @@ $(BUILD)/bench/%: tests/bench/%.c $(LIB_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) -o $@ $(LDLIBS)
 
-# Go programs the tests run, built by every installed toolchain (cached).
+# Go programs the tests run, built by every installed toolchain (cached),
+# and standard-library test binaries (Go 1.23, 1.27) for the agreement test.
 workloads:
 	OUT=$(abspath $(BUILD))/go-bin ./tests/go/build-workloads.sh allocloop knownalloc fullwork leaky inlinecheck
+	OUT=$(abspath $(BUILD))/go-bin ./tests/go/build-stdtests.sh encoding/json regexp
 
 # The unit tests again, under AddressSanitizer and UBSan (any report fails
 # the test), in their own build directory.

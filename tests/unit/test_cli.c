@@ -78,6 +78,20 @@ static void test_pid_and_defaults(void **state)
 	assert_string_equal(o.output_dir, "./traceaf-out");
 	assert_int_equal(o.gen_period_ns, 1000000000ull);
 	assert_int_equal(o.duration_ns, 0);
+	assert_false(o.tiny_as_runtime);
+}
+
+static void test_tiny_as_runtime(void **state)
+{
+	char *on[] = { "traceaf-bpf", "--tiny-as-runtime", "-p", "1", NULL };
+	char *clash[] = { "traceaf-bpf", "--tiny-as-runtime",
+			  "--memprofilerate", "512K", "-p", "1", NULL };
+	struct taf_options o;
+
+	assert_int_equal(quiet_parse(4, on, &o), CLI_RUN);
+	assert_true(o.tiny_as_runtime);
+	/* Sampled records have no tiny blocks to shape. */
+	assert_int_equal(quiet_parse(6, clash, &o), CLI_ERROR);
 }
 
 static void test_long_options(void **state)
@@ -121,6 +135,7 @@ int main(void)
 		cmocka_unit_test(test_size_units),
 		cmocka_unit_test(test_pid_and_defaults),
 		cmocka_unit_test(test_long_options),
+		cmocka_unit_test(test_tiny_as_runtime),
 		cmocka_unit_test(test_missing_target_is_usage_error),
 		cmocka_unit_test(test_bad_pid_is_usage_error),
 	};

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * The session from records to a file, read back with trace_decode.h:
- * timestamps in 64 ns ticks, and --sample keeping the files consistent
- * (every freed ID was allocated, tiny blocks included).  The session runs
- * on allocloop (Go 1.27) as a process that has exited: types come from
- * the file, the heap base from the first record.
+ * timestamps in 64 ns ticks, --sample keeping the files consistent
+ * (every freed ID was allocated, tiny blocks included), and
+ * --tiny-as-runtime emitting tiny objects as the Go 1.23 and 1.27
+ * runtimes do.  The session runs on allocloop (Go 1.27, or 1.23) as a
+ * process that has exited: types come from the file, the heap base from
+ * the first record.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,10 +37,11 @@ struct fx {
 	uint64_t ts;
 };
 
-static struct fx *start(unsigned sample)
+static struct fx *start_opts(unsigned sample, bool tiny_as_runtime, int go)
 {
 	struct fx *f = calloc(1, sizeof(*f));
-	struct session_opts so = { .sample = sample };
+	struct session_opts so = { .sample = sample,
+				   .tiny_as_runtime = tiny_as_runtime };
 	struct target tg;
 	char err[256];
 
@@ -46,13 +49,18 @@ static struct fx *start(unsigned sample)
 	strcpy(f->dir, "/tmp/test_session_sample.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	so.dir = f->dir;
-	f->bin = open_bin(27, "");
+	f->bin = open_bin(go, "");
 	target_init_gone(&tg, 4242, "t", 0, 0);
 	assert_int_equal(session_start(&f->s, &tg, f->bin, 0, &so, err,
 				       sizeof(err)), 0);
 	assert_int_equal(session_begin(&f->s, 1), 0);
 	f->ts = T0;
 	return f;
+}
+
+static struct fx *start(unsigned sample)
+{
+	return start_opts(sample, false, 27);
 }
 
 static void hdr(struct taf_rec_hdr *h, uint16_t kind, uint16_t len,
@@ -104,7 +112,7 @@ static void sweep_all(struct fx *f, uint64_t base, uint8_t spanclass,
 }
 
 struct counts {
-	uint64_t freq, allocs, frees, free_unknown, first_ts;
+	uint64_t freq, allocs, frees, free_unknown, alloc_of_live, first_ts;
 	uint64_t ts[2];          /* of the first two events */
 };
 
@@ -169,6 +177,8 @@ static void finish(struct fx *f, struct counts *c)
 				/* IDs + 1: ID 0 is the map's empty key. */
 				if (ev.type == 132) {
 					c->allocs++;
+					if (u64_map_get(&live, ev.args[0] + 1, NULL))
+						c->alloc_of_live++;
 					u64_map_put(&live, ev.args[0] + 1, 1);
 				} else if (ev.type == 133) {
 					c->frees++;
@@ -259,12 +269,71 @@ static void test_sample_frees_only_what_it_kept(void **state)
 	assert_int_equal(c.frees, c.allocs);
 }
 
+/*
+ * A tiny span whose 512 blocks each get three 5-byte objects, at offsets
+ * 0, 5 and 10 (runtime/malloc.go packs them so), then a sweep frees them:
+ * IDs base, base (the same 8-byte half) and base + 1.
+ */
+static void run_tiny(bool tiny_as_runtime, int go, struct counts *c)
+{
+	struct fx *f = start_opts(1, tiny_as_runtime, go);
+	uint64_t i, off;
+
+	span_alloc(f, HEAP, GO_TINY_SPANCLASS);
+	for (i = 0; i < GO_PAGE_SIZE / 16; i++)
+		for (off = 0; off <= 10; off += 5)
+			alloc(f, HEAP + i * 16 + off, 5, f->ts += 700);
+	sweep_all(f, HEAP, GO_TINY_SPANCLASS, 16);
+	finish(f, c);
+}
+
+static void test_tiny_default_two_ids_per_block(void **state)
+{
+	struct counts c;
+
+	run_tiny(false, 27, &c);
+	/* The object at 5 shares the base's live ID: merged. */
+	assert_int_equal(c.allocs, 512 * 2);
+	assert_int_equal(c.frees, 512 * 2);
+	assert_int_equal(c.alloc_of_live, 0);
+	assert_int_equal(c.free_unknown, 0);
+}
+
+static void test_tiny_as_runtime_go127(void **state)
+{
+	struct counts c;
+
+	run_tiny(true, 27, &c);
+	/* Go 1.24+: every tiny object, at its own address; one free per
+	 * block, at its base: the object at 5 allocates a live ID again and
+	 * the upper half is never freed, as in the runtime's own traces. */
+	assert_int_equal(c.allocs, 512 * 3);
+	assert_int_equal(c.alloc_of_live, 512);
+	assert_int_equal(c.frees, 512);
+	assert_int_equal(c.free_unknown, 0);
+}
+
+static void test_tiny_as_runtime_go123(void **state)
+{
+	struct counts c;
+
+	run_tiny(true, 23, &c);
+	/* Go 1.23: only the object that opens a block. */
+	assert_int_equal(c.allocs, 512);
+	assert_int_equal(c.alloc_of_live, 0);
+	assert_int_equal(c.frees, 512);
+	assert_int_equal(c.free_unknown, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timestamps_are_64ns_ticks),
 		cmocka_unit_test(test_all_kept_without_sample),
 		cmocka_unit_test(test_sample_frees_only_what_it_kept),
+		cmocka_unit_test(test_tiny_default_two_ids_per_block),
+		cmocka_unit_test(test_tiny_as_runtime_go127),
+		cmocka_unit_test(test_tiny_as_runtime_go123),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

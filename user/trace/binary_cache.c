@@ -382,6 +382,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		.stacks = t->opt->stacks,
 		.known_stacks_fd = probes_known_stacks_fd(&t->probes),
 		.memprofilerate = t->opt->memprofilerate,
+		.tiny_as_runtime = t->opt->tiny_as_runtime,
 	};
 	struct go_binary *bin = NULL;
 	struct target tg;

@@ -171,6 +171,18 @@ void cli_print_help(void)
 "        killed (a watchdog process does it).  No span or goroutine-stack\n"
 "        events in this mode.  report and pprof scale the samples to\n"
 "        estimates as the runtime does.\n"
+"    --tiny-as-runtime\n"
+"        Emit tiny allocations (under 16 bytes, no pointers; the runtime\n"
+"        packs them into shared 16-byte blocks) exactly as the runtime's\n"
+"        own trace does, so that HeapObjectAlloc events match\n"
+"        GODEBUG=traceallocfree=1 one for one: from Go 1.24 one event per\n"
+"        tiny object at its own address, so objects in the same 8-byte\n"
+"        half allocate a live ID again; up to Go 1.23 only the first\n"
+"        object of each block; a block is freed once, at its base.  Such\n"
+"        files replay with alloc-of-live and never-freed IDs, as the\n"
+"        runtime's own do.  Default: a block is up to two IDs (its 8-byte\n"
+"        halves), each allocated once and freed (README.md, \"Where the\n"
+"        output differs from the runtime's\").\n"
 "    --stacks\n"
 "        Also record the call stack of every heap allocation, symbolized\n"
 "        (function, file, line; stripped binaries too) into F.stacks\n"
@@ -255,6 +267,7 @@ enum { OPT_SAMPLE = 0x180 };
 enum { OPT_STACKS = 0x190, OPT_MEMPROFILERATE };
 enum { OPT_GEN_SIZE = 0x1a0 };
 enum { OPT_NO_CACHE = 0x1b0, OPT_CACHE_DIR };
+enum { OPT_TINY_AS_RUNTIME = 0x1c0 };
 
 static int push_pattern(const char ***list, size_t *n, const char *p)
 {
@@ -320,6 +333,7 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "stacks", no_argument, NULL, OPT_STACKS },
 		{ "memprofilerate", required_argument, NULL, OPT_MEMPROFILERATE },
+		{ "tiny-as-runtime", no_argument, NULL, OPT_TINY_AS_RUNTIME },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -426,6 +440,9 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		case OPT_STACKS:
 			o->stacks = true;
 			break;
+		case OPT_TINY_AS_RUNTIME:
+			o->tiny_as_runtime = true;
+			break;
 		case OPT_NO_CACHE:
 			o->no_cache = true;
 			break;
@@ -479,6 +496,10 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 	}
 	if (o->memprofilerate && o->sample > 1) {
 		fprintf(stderr, "traceaf-bpf: --sample and --memprofilerate do not go together: the runtime already samples\n");
+		return CLI_ERROR;
+	}
+	if (o->memprofilerate && o->tiny_as_runtime) {
+		fprintf(stderr, "traceaf-bpf: --tiny-as-runtime shapes every tiny allocation's events; --memprofilerate records samples only\n");
 		return CLI_ERROR;
 	}
 	if ((o->ninclude || o->nexclude) && !o->all) {

@@ -25,6 +25,7 @@ struct taf_options {
 	unsigned ringbuf_mb;        /* --ringbuf-size in MiB */
 	unsigned sample;            /* --sample N: 1 allocation in N, >= 1 */
 	bool stacks;                /* --stacks: allocation call stacks */
+	bool tiny_as_runtime;       /* --tiny-as-runtime: tiny objects as the runtime emits them */
 	uint64_t memprofilerate;    /* --memprofilerate BYTES, 0: full mode */
 	bool no_cache;              /* --no-cache: plan every executable afresh */
 	const char *cache_dir;      /* --cache-dir, NULL: /var/cache/traceaf-bpf */

@@ -25,6 +25,7 @@ void tracer_add_counts(struct session_counts *a, const struct session_counts *b)
 	a->generations += b->generations;
 	a->type_errors += b->type_errors;
 	a->tiny_merged += b->tiny_merged;
+	a->tiny_unreported += b->tiny_unreported;
 	a->lost_on_write += b->lost_on_write;
 	a->sampled_out += b->sampled_out;
 	a->stacks_with += b->stacks_with;
@@ -59,6 +60,10 @@ void tracer_report_session(const struct session *s)
 	if (s->counts.tiny_merged)
 		tracer_say("PID %d: %llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
 		    (int)s->target.pid, (unsigned long long)s->counts.tiny_merged);
+	if (s->counts.tiny_unreported)
+		tracer_say("PID %d: --tiny-as-runtime: %llu tiny allocations into an open block are not events, as in the Go %d.%d runtime's own traces",
+		    (int)s->target.pid, (unsigned long long)s->counts.tiny_unreported,
+		    1, s->go_minor);
 	if (session_inconsistent(s))
 		tracer_say("PID %d: %llu of %llu heap operations did not fit the shadow heap (missed or out-of-order events)",
 		    (int)s->target.pid,

@@ -11,7 +11,8 @@
  *     runtime reports the address after the header, which it never frees;
  *   - a tiny allocation whose 8-byte ID is already live in its 16-byte
  *     block is not a separate event (counted as tiny_merged); a block whose
- *     upper half was allocated is freed as two IDs.
+ *     upper half was allocated is freed as two IDs.  --tiny-as-runtime
+ *     drops this departure (on_tiny_alloc_runtime).
  */
 #include "session.h"
 #include "trace/session_impl.h"
@@ -101,6 +102,7 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	u64_map_init(&s->sampled);
 	u64_map_init(&s->tiny_upper);
 	s->memprofilerate = o->memprofilerate;
+	s->tiny_as_runtime = o->tiny_as_runtime;
 
 	s->info.page_size = GO_PAGE_SIZE;
 	s->info.min_heap_align = GO_MIN_HEAP_ALIGN;
@@ -494,6 +496,34 @@ static bool has_malloc_header(const struct session *s, uint64_t size,
 }
 
 /*
+ * --tiny-as-runtime: a tiny object as the runtime's own trace has it.
+ * Go 1.24+ emits an alloc for every tiny object at its own address
+ * (runtime/malloc.go: mallocgcTiny returns x = c.tiny + off, and
+ * postMallocgcDebug calls trace.HeapObjectAlloc(x)), so objects sharing
+ * an 8-byte half allocate a live ID again and an upper half is never
+ * freed.  Go 1.21-1.23's mallocgc returns before its trace hook when the
+ * object fits the current block ("The object fits into existing tiny
+ * block"): only the object that opens a block, at its base, is an event.
+ * Either way the sweep frees a block once, at its base (on_sweep:
+ * tiny_upper stays empty), as mgcsweep.go does.
+ */
+static int on_tiny_alloc_runtime(struct session *s,
+				 const struct taf_rec_heap_alloc *r,
+				 const struct alloc_stack_view *st,
+				 const struct type_entry *e, uint64_t slot,
+				 int live)
+{
+	if (live == 0)
+		shadow_heap_obj_alloc(s->heap, slot, session_type_ref_of(s, e));
+	if (s->go_minor <= 23 && r->addr != slot) {
+		s->counts.tiny_unreported++;
+		return 0;
+	}
+	return session_emit_alloc(s, r, st, session_heap_object_id(s, r->addr),
+				  session_gen_type_id(s, e));
+}
+
+/*
  * A tiny object (< 16 B, no pointers) shares a 16-byte block with others:
  * its ID is one of the block's two 8-byte halves, and a half already live
  * is not allocated again (counted as merged).
@@ -504,6 +534,8 @@ static int on_tiny_alloc(struct session *s, const struct taf_rec_heap_alloc *r,
 {
 	bool upper = r->addr - slot >= GO_TINY_SIZE / 2;
 
+	if (s->tiny_as_runtime)
+		return on_tiny_alloc_runtime(s, r, st, e, slot, live);
 	if (!upper && live == 1) {
 		s->counts.tiny_merged++;
 		return 0;

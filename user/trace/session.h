@@ -59,6 +59,7 @@ struct session_opts {
 	bool stacks;         /* --stacks: stack sidecars */
 	int known_stacks_fd; /* the probes' (PID, stack hash) map */
 	uint64_t memprofilerate; /* --memprofilerate: the runtime samples */
+	bool tiny_as_runtime; /* --tiny-as-runtime: on_tiny_alloc_runtime */
 };
 
 /* One cached type description; names live in a shared arena. */
@@ -82,6 +83,8 @@ struct session_counts {
 	uint64_t generations;
 	uint64_t type_errors;                /* type pointers we couldn't read */
 	uint64_t tiny_merged;                /* tiny allocs sharing a live ID */
+	uint64_t tiny_unreported;            /* --tiny-as-runtime, Go <= 1.23:
+						tiny allocs into an open block */
 	uint64_t lost_on_write;              /* events in generations not written */
 	uint64_t sweep_read_errors;          /* span bitmaps BPF couldn't read */
 	uint64_t written[TW_EV_COUNT];       /* events written, per trace event */
@@ -135,6 +138,7 @@ struct session {
 	 * IDs, and its free must release both.
 	 */
 	struct u64_map tiny_upper;
+	bool tiny_as_runtime;            /* --tiny-as-runtime */
 
 	struct tw_gen *gen;              /* generation under construction */
 	uint64_t last_ts;                /* floor for the next generation */

@@ -117,6 +117,10 @@ int summary_json_write(const struct session *s,
 		s->counts.written[TW_EV_HEAP_OBJECT_ALLOC - TW_EV_FIRST]);
 	fprintf(f, ",\n  \"tiny_allocations_merged\": %" PRIu64,
 		s->counts.tiny_merged);
+	fprintf(f, ",\n  \"tiny_as_runtime\": %s",
+		s->tiny_as_runtime ? "true" : "false");
+	fprintf(f, ",\n  \"tiny_allocations_unreported\": %" PRIu64,
+		s->counts.tiny_unreported);
 	fprintf(f, ",\n  \"shadow_heap_inconsistent\": %" PRIu64,
 		session_inconsistent(s));
 	fprintf(f, ",\n  \"shadow_heap_operations\": %" PRIu64,
