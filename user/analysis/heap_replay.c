@@ -699,7 +699,7 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 {
 	struct hr_private *p = h->priv;
 	struct trace_reader *r = NULL;
-	struct trace_event e;
+	struct trace_event e, ne;
 	int rc;
 
 	h->err[0] = 0;
@@ -732,10 +732,24 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 		if (in->valid)
 			p->info = *in;
 		u64_map_free(&p->gen_types);
-		while ((rc = trace_reader_next_event(r, &e)) > 0) {
+		/*
+		 * One event ahead: the next object's slot in the live table
+		 * is fetched from memory while this event is replayed (a
+		 * table of millions of objects misses the caches on almost
+		 * every lookup).
+		 */
+		rc = trace_reader_next_event(r, &e);
+		while (rc > 0) {
+			int next = trace_reader_next_event(r, &ne);
+
+			if (next > 0 && ne.kind >= TW_EV_HEAP_OBJECT &&
+			    ne.kind <= TW_EV_HEAP_OBJECT_FREE)
+				u64_map_prefetch(&p->objects, ne.args[0] + 1);
 			rc = replay_event(h, r, &e);
 			if (rc)
 				break;
+			e = ne;
+			rc = next;
 		}
 		if (rc)
 			break;
