@@ -307,11 +307,13 @@ static uint64_t size_code(uint64_t size)
 }
 
 int hr_intern_class(struct heap_replay *h, uint32_t type, uint32_t stack,
-		    uint64_t size, uint32_t *idx)
+		    uint64_t size, bool tiny, uint32_t *idx)
 {
 	struct hr_private *p = h->priv;
+	/* A tiny part (8 or 16) takes the large flag with 0 pages' worth of
+	 * codes no large object has (those start at 64 pages). */
 	uint64_t key = (uint64_t)type << 44 | (uint64_t)stack << 20 |
-		       size_code(size), v;
+		       (tiny ? 1u << 19 | size : size_code(size)), v;
 	struct hr_class *c;
 
 	if (!key)
@@ -330,6 +332,7 @@ int hr_intern_class(struct heap_replay *h, uint32_t type, uint32_t stack,
 	c->type = type;
 	c->stack = stack;
 	c->size = size;
+	c->tiny = tiny;
 	if (u64_map_put(&p->class_keys, key, h->nclasses + 1))
 		return -ENOMEM;
 	*idx = (uint32_t)h->nclasses++;
@@ -361,6 +364,8 @@ static int resolve_type(struct heap_replay *h, struct trace_reader *r,
 	if (t) {
 		size = t->size;
 		rc = intern_type(h, t->name, t->name_len, t->size, idx);
+		if (!rc && !h->types[*idx].ptr_bytes)
+			h->types[*idx].ptr_bytes = t->ptr_bytes;
 	} else if (!id) {
 		rc = intern_type(h, "<notype>", 8, 0, idx);
 	} else {
@@ -480,7 +485,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	uint64_t key = e->args[0] + 1, v, now_us, size, tsize;
 	uint32_t type, stack = 0, cls, sid;
 	struct hr_class *c;
-	bool upper;
+	bool tiny, upper;
 	int rc;
 
 	now_us = rel_ns(h, e->ns) / 1000;
@@ -499,7 +504,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	rc = resolve_type(h, r, e->args[1], &type, &tsize);
 	if (rc)
 		return rc;
-	size = hr_object_size(h, e->args[0], tsize, &upper);
+	size = hr_object_size(h, e->args[0], tsize, &tiny, &upper);
 	/* An exists event has a stack too when the daemon knew it (the
 	 * heap-profile samples of --memprofilerate, read at attach). */
 	if (p->sidecar) {
@@ -512,7 +517,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		if (!stack && alloc)
 			h->anom.no_stack++;
 	}
-	rc = hr_intern_class(h, type, stack, size, &cls);
+	rc = hr_intern_class(h, type, stack, size, tiny, &cls);
 	if (rc)
 		return rc;
 	c = &h->classes[cls];
@@ -810,5 +815,17 @@ int heap_replay_finish(struct heap_replay *h)
 		}
 	}
 	free(best);
+	/*
+	 * The tables of what is live are done with: a report of many
+	 * processes then holds each one's results, not each one's heap.
+	 */
+	u64_map_free(&p->objects);
+	u64_map_free(&p->spans);
+	u64_map_free(&p->gstacks);
+	u64_map_free(&p->gen_types);
+	u64_map_free(&p->file_stacks);
+	u64_map_free(&p->gc.pages);
+	stack_sidecar_close(p->sidecar);
+	p->sidecar = NULL;
 	return 0;
 }

@@ -49,17 +49,17 @@ static inline uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)
 
 /* heap_replay.c */
 int hr_intern_class(struct heap_replay *h, uint32_t type, uint32_t stack,
-		    uint64_t size, uint32_t *idx);
+		    uint64_t size, bool tiny, uint32_t *idx);
 void hr_count_live(struct heap_replay *h, const struct hr_class *c,
 		   int dir);
 
 /* heap_replay_objects.c */
 /*
  * Size of heap object ID of a type of TYPE_SIZE bytes (heap_replay.h);
- * *TINY_UPPER says it is the upper half of a tiny block.
+ * *TINY says it is in a tiny block, *TINY_UPPER in its upper half.
  */
 uint64_t hr_object_size(struct heap_replay *h, uint64_t id,
-			uint64_t type_size, bool *tiny_upper);
+			uint64_t type_size, bool *tiny, bool *tiny_upper);
 /* The upper half of LOWER_ID's tiny block got an ID: LOWER_ID counts 8. */
 int hr_tiny_split(struct heap_replay *h, uint64_t lower_id);
 /*

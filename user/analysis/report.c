@@ -494,6 +494,7 @@ static void print_text(const struct report_proc *p,
 		free(ord);
 	}
 	report_print_cycles(h, o->top);
+	report_print_lifetimes(h, o->top);
 
 	printf("\nSPANS AND GOROUTINE STACKS\n");
 	printf("  heap spans:   %llu pages at the end (%s), peak %llu; %llu allocated, %llu freed\n",
@@ -613,8 +614,10 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		report_json_str(t->name);
 		printf(",\"size\":%llu,", (unsigned long long)t->size);
 		json_counts(&t->c);
-		printf(",\"peak_live_bytes\":%llu}",
+		printf(",\"peak_live_bytes\":%llu,",
 		       (unsigned long long)t->peak_live_bytes);
+		report_json_life(&t->life);
+		putchar('}');
 	}
 	free(ord);
 	printf("],\"rate\":[");
@@ -670,6 +673,8 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		printf(",\"leak_suspect\":%s,", s->leak.suspect ? "true" :
 		       "false");
 		json_leak(&s->leak);
+		putchar(',');
+		report_json_life(&s->life);
 		putchar('}');
 	}
 	free(ord);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_sections.h - report sections kept out of report.c: the ones in
- * GC cycles (report_cycles.c) and the comparison of two runs
+ * GC cycles (report_cycles.c), lifetimes (report_lifetime.c), size
+ * classes (report_sizes.c) and the comparison of two runs
  * (report_diff.c).
  */
 #ifndef REPORT_SECTIONS_H
@@ -18,6 +19,19 @@ struct report_proc;
  * string with its quotes. */
 const char *report_human_bytes(uint64_t b, char *buf, size_t len);
 void report_json_str(const char *s);
+
+/* "3.1 ms"; site indexes by bytes allocated (malloc'd, NULL on
+ * failure). */
+const char *report_human_ns(uint64_t ns, char *buf, size_t len);
+uint32_t *report_sorted_sites(const struct heap_replay *h);
+
+/* LIFETIMES by site and by type (report_lifetime.c); one hr_life as the
+ * JSON member "lifetime":{...}; the most cycles a freed object survived
+ * (the low end of its bucket). */
+struct hr_life;
+void report_print_lifetimes(const struct heap_replay *h, unsigned top);
+void report_json_life(const struct hr_life *l);
+uint64_t report_life_max_cycles(const struct hr_life *l);
 
 /* GARBAGE PRODUCERS and RETENTION, text; and as JSON members (each
  * starting with a comma) of a process object. */
