@@ -495,6 +495,7 @@ static void print_text(const struct report_proc *p,
 	}
 	report_print_cycles(h, o->top);
 	report_print_lifetimes(h, o->top);
+	report_print_sizes(h, o->top);
 
 	printf("\nSPANS AND GOROUTINE STACKS\n");
 	printf("  heap spans:   %llu pages at the end (%s), peak %llu; %llu allocated, %llu freed\n",
@@ -637,6 +638,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 	       (unsigned long long)heap_replay_lifetime_pct(h, 90),
 	       (unsigned long long)heap_replay_lifetime_pct(h, 99));
 	report_json_cycles(h, top);
+	report_json_sizes(h);
 	printf(",\"checkpoints\":%zu,\"leak_suspects\":[", h->npoints);
 	ord = sorted(h, h->ntypes, by_growth);
 	for (i = 0, first = true; ord && i < h->ntypes; i++) {

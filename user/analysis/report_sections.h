@@ -33,6 +33,11 @@ void report_print_lifetimes(const struct heap_replay *h, unsigned top);
 void report_json_life(const struct hr_life *l);
 uint64_t report_life_max_cycles(const struct hr_life *l);
 
+/* SIZE CLASSES (report_sizes.c): text; the JSON member
+ * ,"size_classes":{...} (null for a --memprofilerate trace). */
+void report_print_sizes(const struct heap_replay *h, unsigned top);
+void report_json_sizes(const struct heap_replay *h);
+
 /* GARBAGE PRODUCERS and RETENTION, text; and as JSON members (each
  * starting with a comma) of a process object. */
 void report_print_cycles(const struct heap_replay *h, unsigned top);
