@@ -825,6 +825,7 @@ int heap_replay_finish(struct heap_replay *h)
 	u64_map_free(&p->gen_types);
 	u64_map_free(&p->file_stacks);
 	u64_map_free(&p->gc.pages);
+	h->gc_start_ns = p->gc.start_ns;
 	stack_sidecar_close(p->sidecar);
 	p->sidecar = NULL;
 	return 0;

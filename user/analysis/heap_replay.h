@@ -179,6 +179,9 @@ struct heap_replay {
 	bool have_stacks;               /* a sidecar was read */
 	struct hr_process proc;
 	uint64_t gc_cycles;             /* estimated cycle starts seen */
+	const uint64_t *gc_start_ns;    /* [i]: cycle i + 1 began, ns since
+					   the first event (gc_cycles of
+					   them; after heap_replay_finish) */
 
 	/* Goroutine stacks, spans: now and peak. */
 	uint64_t heap_pages, manual_pages, peak_heap_pages, peak_manual_pages;

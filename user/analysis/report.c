@@ -13,11 +13,9 @@
 
 #include "analysis/heap_replay.h"
 #include "report.h"
-#include "analysis/report_html.h"
 #include "analysis/report_sections.h"
 
 #define DEFAULT_TOP 15
-#define PICTURE_TYPES 8
 
 struct report_opts {
 	const char *path;
@@ -203,15 +201,6 @@ static int by_growth(const void *a, const void *b)
 	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
 	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
 	int c = larger_first(x->leak.growth_bytes, y->leak.growth_bytes);
-
-	return c ? c : strcmp(x->name, y->name);
-}
-
-static int by_peak(const void *a, const void *b)
-{
-	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
-	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
-	int c = larger_first(x->peak_live_bytes, y->peak_live_bytes);
 
 	return c ? c : strcmp(x->name, y->name);
 }
@@ -727,78 +716,6 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 	       (unsigned long long)h->anom.no_stack);
 }
 
-/* ---- HTML ---- */
-
-static int write_picture(const struct report_proc *p, const char *out,
-			 unsigned top)
-{
-	const struct heap_replay *h = p->h;
-	size_t ns = h->ntypes < top ? h->ntypes : top, i, j, npt = h->npoints;
-	struct heap_series *series = calloc(ns + 1, sizeof(*series));
-	uint64_t **vals = calloc(ns + 1, sizeof(*vals));
-	uint64_t *total = calloc(npt + 1, sizeof(*total));
-	double *t = calloc(npt + 1, sizeof(*t));
-	struct heap_picture pic = { 0 };
-	uint32_t *ord = sorted(h, h->ntypes, by_peak);
-	char title[512];
-	int rc = -ENOMEM;
-
-	if (!series || !vals || !total || !t || !ord)
-		goto out;
-	while (ns && !h->types[ord[ns - 1]].peak_live_bytes)
-		ns--;
-	for (j = 0; j < npt; j++) {
-		t[j] = (double)h->points[j].t_ns / 1e9;
-		total[j] = h->points[j].live_bytes;
-	}
-	for (i = 0; i <= ns; i++) {
-		vals[i] = calloc(npt + 1, sizeof(**vals));
-		if (!vals[i])
-			goto out;
-		series[i].live_bytes = vals[i];
-	}
-	for (i = 0; i < ns; i++) {
-		series[i].name = h->types[ord[i]].name;
-		for (j = 0; j < npt; j++) {
-			const struct hr_point *pt = &h->points[j];
-
-			vals[i][j] = ord[i] < pt->ntypes ?
-				     pt->type_live_bytes[ord[i]] : 0;
-		}
-	}
-	/* What the top types leave: "other types". */
-	series[ns].name = "other types";
-	for (j = 0; j < npt; j++) {
-		uint64_t sum = 0;
-
-		for (i = 0; i < ns; i++)
-			sum += vals[i][j];
-		vals[ns][j] = total[j] > sum ? total[j] - sum : 0;
-	}
-	snprintf(title, sizeof(title), "%s (trace format go 1.%u)", p->name,
-		 h->format_version);
-	pic.title = title;
-	pic.npoints = npt;
-	pic.t_sec = t;
-	pic.nseries = ns + 1;
-	pic.series = series;
-	pic.total_live_bytes = total;
-	rc = report_html_write(&pic, out);
-	if (rc)
-		fprintf(stderr, "traceaf-bpf: %s: %s\n", out, strerror(-rc));
-out:
-	if (rc == -ENOMEM)
-		fprintf(stderr, "traceaf-bpf: out of memory\n");
-	for (i = 0; vals && i <= ns; i++)
-		free(vals[i]);
-	free(vals);
-	free(series);
-	free(total);
-	free(t);
-	free(ord);
-	return rc;
-}
-
 /* report --base OLD NEW. */
 static int report_base(const struct report_opts *o)
 {
@@ -851,9 +768,7 @@ int report_main(int argc, char **argv)
 		for (i = 1; i < n; i++)
 			if (procs[i].h->events > procs[best].h->events)
 				best = i;
-		if (write_picture(&procs[best], o.html,
-				  o.top < PICTURE_TYPES ? o.top :
-				  PICTURE_TYPES))
+		if (report_page_write(&procs[best], o.html, o.top))
 			rc = 1;
 	}
 	report_procs_free(procs, n);

@@ -11,12 +11,15 @@
  */
 #include "report_sections.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/heap_replay.h"
+#include "analysis/report_html.h"
 
 static const struct heap_replay *sort_h;
 
@@ -181,4 +184,94 @@ void report_json_life(const struct hr_life *l)
 	       l->live_end ? (double)l->live_cycles_sum / (double)l->live_end
 			   : 0.0,
 	       l->live_cycles_max);
+}
+
+static const char *life_head[] = {
+	"allocation site", "type", "allocs", "bytes", "live at end",
+	"freed: p50 life", "p90 life", "p50 cycles", "p90 cycles",
+	"live: cycles so far (max)",
+};
+
+static int life_cells(struct html_table *t, size_t row,
+		      const struct hr_counts *c, const struct hr_life *l)
+{
+	char b1[32], b2[32], t50[24], t90[24];
+	int rc = 0;
+
+	rc |= html_table_set(t, row, 2, "%" PRIu64, c->allocs);
+	rc |= html_table_set(t, row, 3, "%s",
+			     report_human_bytes(c->alloc_bytes, b1, sizeof(b1)));
+	rc |= html_table_set(t, row, 4, "%" PRIu64 " (%s)", c->live,
+			     report_human_bytes(c->live_bytes, b2, sizeof(b2)));
+	if (l->freed) {
+		rc |= html_table_set(t, row, 5, "%s", report_human_ns(
+				     hr_life_time_pct(l, 50), t50, sizeof(t50)));
+		rc |= html_table_set(t, row, 6, "%s", report_human_ns(
+				     hr_life_time_pct(l, 90), t90, sizeof(t90)));
+		rc |= html_table_set(t, row, 7, "%" PRIu64,
+				     hr_life_cycles_pct(l, 50));
+		rc |= html_table_set(t, row, 8, "%" PRIu64,
+				     hr_life_cycles_pct(l, 90));
+	} else {
+		for (int k = 5; k <= 8; k++)
+			rc |= html_table_set(t, row, (size_t)k, "-");
+	}
+	if (l->live_end)
+		rc |= html_table_set(t, row, 9, "%.1f (%" PRIu64 ")",
+				     (double)l->live_cycles_sum /
+				     (double)l->live_end, l->live_cycles_max);
+	else
+		rc |= html_table_set(t, row, 9, "-");
+	return rc ? -ENOMEM : 0;
+}
+
+int report_html_lifetimes(const struct heap_replay *h, unsigned top,
+			  struct html_table *t)
+{
+	bool sites = h->nsites > 0;
+	size_t n = sites ? h->nsites : h->ntypes, rows = n < top ? n : top, i;
+	uint32_t *ord = sites ? report_sorted_sites(h) : sorted_types(h);
+	int rc;
+
+	if (!ord || html_table_init(t, 10, rows, false)) {
+		free(ord);
+		return -ENOMEM;
+	}
+	t->id = "sites";
+	t->title = sites ? "Top allocation sites and their lifetimes"
+			 : "Top types and their lifetimes";
+	t->note = "By bytes allocated. Lifetimes of the objects freed in the "
+		  "trace, in time and in GC cycles survived (estimated from "
+		  "the sweeps); objects still live at the end have survived "
+		  "the cycles shown so far.";
+	t->head = life_head;
+	t->text_cols = 2;
+	if (!sites)
+		life_head[0] = "type";
+	for (i = 0, rc = 0; i < rows && !rc; i++) {
+		if (sites) {
+			const struct hr_site *s = &h->sites[ord[i]];
+
+			rc = html_table_set(t, i, 0, "%s (%s:%u)", s->frame.func,
+					    s->frame.file, s->frame.line);
+			if (!rc)
+				rc = html_table_set(t, i, 1, "%s",
+						    h->types[s->top_type].name);
+			if (!rc)
+				rc = life_cells(t, i, &s->c, &s->life);
+		} else {
+			const struct hr_type *ty = &h->types[ord[i]];
+
+			rc = html_table_set(t, i, 0, "%s", ty->name);
+			if (!rc)
+				rc = html_table_set(t, i, 1, "%s", ty->name);
+			if (!rc)
+				rc = life_cells(t, i, &ty->c, &ty->life);
+		}
+	}
+	life_head[0] = "allocation site";
+	free(ord);
+	if (rc)
+		html_table_free(t);
+	return rc;
 }

@@ -14,6 +14,7 @@
 
 struct heap_replay;
 struct report_proc;
+struct html_table;
 
 /* report.c's formatting, shared by its sections: "1.5 MiB"; a JSON
  * string with its quotes. */
@@ -32,6 +33,24 @@ struct hr_life;
 void report_print_lifetimes(const struct heap_replay *h, unsigned top);
 void report_json_life(const struct hr_life *l);
 uint64_t report_life_max_cycles(const struct hr_life *l);
+
+/*
+ * The page's tables (report_page.c), each filled from the section's own
+ * rows: the top sites (types, without stacks) with their lifetimes;
+ * garbage producers (WHICH 0) or retention (1); size classes.  0 or
+ * -ENOMEM; the caller frees T with html_table_free.
+ */
+int report_html_lifetimes(const struct heap_replay *h, unsigned top,
+			  struct html_table *t);
+int report_html_cycles(const struct heap_replay *h, int which, unsigned top,
+		       struct html_table *t);
+int report_html_sizes(const struct heap_replay *h, unsigned top,
+		      struct html_table *t);
+
+/* The --html page of one process (report_page.c).  0 or 1 after a line
+ * on stderr. */
+int report_page_write(const struct report_proc *p, const char *out,
+		      unsigned top);
 
 /* SIZE CLASSES (report_sizes.c): text; the JSON member
  * ,"size_classes":{...} (null for a --memprofilerate trace). */

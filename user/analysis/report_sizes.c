@@ -29,12 +29,14 @@
  */
 #include "report_sections.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/heap_replay.h"
+#include "analysis/report_html.h"
 #include "inspect/go_sizeclasses.h"
 
 #define TINY_MAX 15
@@ -361,4 +363,80 @@ void report_json_sizes(const struct heap_replay *h)
 	}
 	printf("]}");
 	table_free(&tb);
+}
+
+static const char *size_head[] = {
+	"type", "type size", "objects", "slot sizes", "in slots",
+	"lost to rounding", "lost share",
+};
+
+static int range_cell(struct html_table *t, size_t row, size_t col,
+		      uint64_t lo, uint64_t hi)
+{
+	char a[32], b[32];
+
+	if (lo == hi)
+		return html_table_set(t, row, col, "%s",
+				      report_human_bytes(lo, a, sizeof(a)));
+	return html_table_set(t, row, col, "%s .. %s",
+			      report_human_bytes(lo, a, sizeof(a)),
+			      report_human_bytes(hi, b, sizeof(b)));
+}
+
+int report_html_sizes(const struct heap_replay *h, unsigned top,
+		      struct html_table *t)
+{
+	struct size_table tb;
+	size_t i, shown = 0, rows;
+	char b1[32];
+	int rc = 0;
+
+	if (h->sample_rate)
+		return html_table_init(t, 7, 0, false);
+	if (table_build(h, &tb))
+		return -ENOMEM;
+	rows = tb.ntypes < top ? tb.ntypes : top;
+	if (html_table_init(t, 7, rows, true)) {
+		table_free(&tb);
+		return -ENOMEM;
+	}
+	t->id = "sizes";
+	t->title = "Size classes: bytes lost to rounding";
+	t->note = "Per type, by bytes lost rounding requests up to the "
+		  "allocator's slot sizes (objects allocated in the trace). An "
+		  "array's length is known only within bounds, so its loss is "
+		  "a range; tiny objects (no pointers, under 16 B) share "
+		  "16-byte blocks and lose nothing to rounding.";
+	t->head = size_head;
+	t->text_cols = 1;
+	t->bar_col = 6;
+	for (i = 0; i < tb.ntypes && shown < rows && !rc; i++) {
+		const struct size_type *st = &tb.types[i];
+		const struct hr_type *ty = &h->types[st->type];
+
+		if (!st->objects)
+			continue;
+		rc |= html_table_set(t, shown, 0, "%s", ty->name);
+		rc |= html_table_set(t, shown, 1, "%s",
+				     report_human_bytes(ty->size, b1, sizeof(b1)));
+		rc |= html_table_set(t, shown, 2, "%" PRIu64 "%s", st->objects,
+				     st->tiny_objects ? " (some tiny)" : "");
+		rc |= html_table_set(t, shown, 3, "%zu", st->n);
+		rc |= html_table_set(t, shown, 4, "%s",
+				     report_human_bytes(st->bytes, b1, sizeof(b1)));
+		rc |= range_cell(t, shown, 5, st->lost_min, st->lost_max);
+		rc |= html_table_set(t, shown, 6, "%.1f%%%s",
+				     pct(st->lost_max, st->bytes),
+				     st->lost_min == st->lost_max ? "" : " at most");
+		t->bar[shown] = st->bytes ? (double)st->lost_max /
+					    (double)st->bytes : 0;
+		shown++;
+	}
+	t->nrows = shown;
+	table_free(&tb);
+	if (rc) {
+		html_table_free(t);
+		return -ENOMEM;
+	}
+	return 0;
 }
