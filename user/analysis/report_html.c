@@ -317,37 +317,50 @@ static void print_gc(FILE *f, const struct axes *a,
 }
 
 /*
- * A band per time point, as wide as the gap to its neighbours, whose
- * title lists every series at that time.
+ * Hover bands: one per time point, as wide as the gap to its neighbours,
+ * whose title lists every series at that time.  Points closer than
+ * BAND_MIN_W units share one band (showing the last of them), so a trace
+ * with far more points than pixels does not give a page of titles.
  */
+#define BAND_MIN_W 3.0
+
+static void print_band(FILE *f, const struct heap_picture *pic, size_t i,
+		       double l, double r)
+{
+	size_t s;
+
+	fprintf(f, "<rect class=\"band\" x=\"%.2f\" y=\"%.1f\" "
+		   "width=\"%.2f\" height=\"%.1f\"><title>%.3f s",
+		l, PLOT_T, r - l, PLOT_H, pic->t_sec[i]);
+	if (pic->total_live_bytes) {
+		fputs("\nall heap objects: ", f);
+		html_bytes(f, (double)pic->total_live_bytes[i]);
+	}
+	for (s = 0; s < pic->nseries; s++) {
+		fputc('\n', f);
+		html_text(f, pic->series[s].name);
+		fputs(": ", f);
+		html_bytes(f, (double)pic->series[s].live_bytes[i]);
+	}
+	fputs("</title></rect>\n", f);
+}
+
 static void print_bands(FILE *f, const struct axes *a,
 			const struct heap_picture *pic)
 {
-	size_t i, s;
+	double l = PLOT_L, r;
+	size_t i;
 
 	fputs("<g id=\"hover\">\n", f);
 	for (i = 0; i < pic->npoints; i++) {
 		double x = x_of(a, pic->t_sec[i]);
-		double l = i ? (x + x_of(a, pic->t_sec[i - 1])) / 2 : PLOT_L;
-		double r = i + 1 < pic->npoints ?
-			   (x + x_of(a, pic->t_sec[i + 1])) / 2 : PLOT_L + PLOT_W;
 
-		if (r - l < 0.05)
+		r = i + 1 < pic->npoints ?
+		    (x + x_of(a, pic->t_sec[i + 1])) / 2 : PLOT_L + PLOT_W;
+		if (r - l < BAND_MIN_W && i + 1 < pic->npoints)
 			continue;
-		fprintf(f, "<rect class=\"band\" x=\"%.2f\" y=\"%.1f\" "
-			   "width=\"%.2f\" height=\"%.1f\"><title>%.3f s",
-			l, PLOT_T, r - l, PLOT_H, pic->t_sec[i]);
-		if (pic->total_live_bytes) {
-			fputs("\nall heap objects: ", f);
-			html_bytes(f, (double)pic->total_live_bytes[i]);
-		}
-		for (s = 0; s < pic->nseries; s++) {
-			fputc('\n', f);
-			html_text(f, pic->series[s].name);
-			fputs(": ", f);
-			html_bytes(f, (double)pic->series[s].live_bytes[i]);
-		}
-		fputs("</title></rect>\n", f);
+		print_band(f, pic, i, l, r);
+		l = r;
 	}
 	fputs("</g>\n", f);
 }
@@ -453,7 +466,7 @@ static const char page_style[] =
 	"table.data td.t{white-space:normal;}\n"
 	"table.data tr:nth-child(even){background:#f6f6f6;}\n"
 	"td.bar{min-width:140px;}\n"
-	"td.bar span.b{display:inline-block;height:10px;background:#e15759;"
+	"td.bar span.b{display:inline-block;height:10px;background:#c0504d;"
 	"margin-right:6px;vertical-align:middle;}\n"
 	"svg.flame{width:100%;max-width:1100px;height:auto;display:block;}\n"
 	".flame rect{stroke:#fff;stroke-width:0.5;}\n"
