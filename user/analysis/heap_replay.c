@@ -508,8 +508,11 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	/* An exists event has a stack too when the daemon knew it (the
 	 * heap-profile samples of --memprofilerate, read at attach). */
 	if (p->sidecar) {
-		if (!stack_sidecar_lookup(p->sidecar, e->gen, e->args[0],
-					  e->ticks, &sid)) {
+		rc = stack_sidecar_lookup(p->sidecar, e->gen, e->args[0],
+					  e->ticks, &sid);
+		if (rc == -ENOMEM)
+			return rc;
+		if (!rc) {
 			rc = intern_stack(h, sid, &stack);
 			if (rc)
 				return rc;

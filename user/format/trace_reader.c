@@ -535,6 +535,16 @@ int trace_reader_next_gen(struct trace_reader *r)
 	if (r->err)
 		return r->err;
 	reset_gen(r);
+	/*
+	 * What the generations before took is never read again: handing its
+	 * pages back keeps a reader's memory at a generation's worth, not a
+	 * file's (the file stays in the page cache).
+	 */
+	if (r->mapped && r->pos >= (2u << 20)) {
+		size_t done = r->pos & ~(size_t)((1u << 20) - 1);
+
+		madvise((void *)r->buf, done, MADV_DONTNEED);
+	}
 	while (r->pos < r->len) {
 		if (r->buf[r->pos] == EV_END_OF_GENERATION &&
 		    r->version >= 26) {
