@@ -679,6 +679,54 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 	}
 }
 
+/*
+ * Events read ahead of the one replayed.  A table of millions of live
+ * objects misses the caches (and the TLB) on almost every lookup; the
+ * slots of the next AHEAD objects are fetched from memory while this one
+ * is replayed (one event ahead hid a fraction of the miss, as long as an
+ * event takes to replay; 8 hide most of it).
+ */
+#define AHEAD 8
+
+static void prefetch_event(struct heap_replay *h, const struct trace_event *e)
+{
+	struct hr_private *p = h->priv;
+
+	if (e->kind < TW_EV_HEAP_OBJECT || e->kind > TW_EV_HEAP_OBJECT_FREE)
+		return;
+	u64_map_prefetch(&p->objects, e->args[0] + 1);
+	if (p->sidecar && e->kind == TW_EV_HEAP_OBJECT_ALLOC)
+		stack_sidecar_prefetch(p->sidecar, e->gen, e->args[0],
+				       e->ticks);
+}
+
+/* Replays the events of R's current generation. */
+static int replay_gen(struct heap_replay *h, struct trace_reader *r)
+{
+	struct trace_event q[AHEAD];
+	size_t head = 0, n = 0;
+	int more = 1, rc;
+
+	for (;;) {
+		while (n < AHEAD && more > 0) {
+			struct trace_event *e = &q[(head + n) % AHEAD];
+
+			more = trace_reader_next_event(r, e);
+			if (more > 0) {
+				prefetch_event(h, e);
+				n++;
+			}
+		}
+		if (!n)
+			return more;	/* 0 at the end, or the reader's error */
+		rc = replay_event(h, r, &q[head]);
+		if (rc)
+			return rc;
+		head = (head + 1) % AHEAD;
+		n--;
+	}
+}
+
 /* The first process record among the sidecars (they all agree). */
 static int keep_process(struct heap_replay *h)
 {
@@ -707,7 +755,6 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 {
 	struct hr_private *p = h->priv;
 	struct trace_reader *r = NULL;
-	struct trace_event e, ne;
 	int rc;
 
 	h->err[0] = 0;
@@ -740,25 +787,7 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 		if (in->valid)
 			p->info = *in;
 		u64_map_free(&p->gen_types);
-		/*
-		 * One event ahead: the next object's slot in the live table
-		 * is fetched from memory while this event is replayed (a
-		 * table of millions of objects misses the caches on almost
-		 * every lookup).
-		 */
-		rc = trace_reader_next_event(r, &e);
-		while (rc > 0) {
-			int next = trace_reader_next_event(r, &ne);
-
-			if (next > 0 && ne.kind >= TW_EV_HEAP_OBJECT &&
-			    ne.kind <= TW_EV_HEAP_OBJECT_FREE)
-				u64_map_prefetch(&p->objects, ne.args[0] + 1);
-			rc = replay_event(h, r, &e);
-			if (rc)
-				break;
-			e = ne;
-			rc = next;
-		}
+		rc = replay_gen(h, r);
 		if (rc)
 			break;
 		h->generations++;

@@ -487,6 +487,13 @@ int stack_sidecar_lookup(struct stack_sidecar *s, uint64_t gen,
 	return -ENOENT;
 }
 
+void stack_sidecar_prefetch(const struct stack_sidecar *s, uint64_t gen,
+			    uint64_t id, uint64_t ts)
+{
+	if (s->have_gen && s->gen == gen)
+		u64_map_prefetch(&s->gen_keys, alloc_hash(id, ts));
+}
+
 const struct stack_sidecar_process *
 stack_sidecar_process(const struct stack_sidecar *s)
 {
