@@ -50,6 +50,8 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 #define FNV_INIT 0xcbf29ce484222325ull
 
+static void dense_free(struct hr_dense *d);
+
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap;
@@ -127,13 +129,70 @@ void heap_replay_free(struct heap_replay *h)
 		u64_map_free(&p->class_keys);
 		u64_map_free(&p->stack_keys);
 		u64_map_free(&p->site_keys);
-		u64_map_free(&p->gen_types);
-		u64_map_free(&p->file_stacks);
+		dense_free(&p->gen_types);
+		dense_free(&p->file_stacks);
 		stack_sidecar_close(p->sidecar);
 		free(p->site_live);
 		free(p);
 	}
 	free(h);
+}
+
+/* ---- dense keys (heap_replay_impl.h) ---- */
+
+static bool dense_get(const struct hr_dense *d, uint64_t key, uint64_t *val)
+{
+	uint64_t v;
+
+	if (key < HR_DENSE_MAX) {
+		if (key >= d->cap || !d->v[key])
+			return false;
+		*val = d->v[key] - 1;
+		return true;
+	}
+	if (!u64_map_get(&d->big, key + 1, &v))
+		return false;
+	*val = v;
+	return true;
+}
+
+static int dense_put(struct hr_dense *d, uint64_t key, uint64_t val)
+{
+	if (key >= HR_DENSE_MAX || val == UINT64_MAX)
+		return key + 1 ? u64_map_put(&d->big, key + 1, val) : 0;
+	if (key >= d->cap) {
+		size_t cap = d->cap ? d->cap : 256;
+		uint64_t *n;
+
+		while (cap <= key)
+			cap *= 2;
+		n = realloc(d->v, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		memset(n + d->cap, 0, (cap - d->cap) * sizeof(*n));
+		d->v = n;
+		d->cap = cap;
+	}
+	d->v[key] = val + 1;
+	if (key >= d->hi)
+		d->hi = key + 1;
+	return 0;
+}
+
+/* Forgets every key (the array is kept for the next generation/file). */
+static void dense_clear(struct hr_dense *d)
+{
+	if (d->v)
+		memset(d->v, 0, d->hi * sizeof(*d->v));
+	d->hi = 0;
+	u64_map_free(&d->big);
+}
+
+static void dense_free(struct hr_dense *d)
+{
+	free(d->v);
+	u64_map_free(&d->big);
+	memset(d, 0, sizeof(*d));
 }
 
 /* ---- interning ---- */
@@ -244,7 +303,7 @@ static int intern_stack(struct heap_replay *h, uint32_t sid, uint32_t *out)
 	int rc;
 
 	*out = 0;
-	if (u64_map_get(&p->file_stacks, (uint64_t)sid + 1, &v)) {
+	if (dense_get(&p->file_stacks, sid, &v)) {
 		*out = (uint32_t)v;
 		return 0;
 	}
@@ -264,8 +323,7 @@ static int intern_stack(struct heap_replay *h, uint32_t sid, uint32_t *out)
 			;
 		if (i == n) {
 			*out = (uint32_t)v;
-			return u64_map_put(&p->file_stacks, (uint64_t)sid + 1,
-					   v);
+			return dense_put(&p->file_stacks, sid, v);
 		}
 	}
 	if (h->nstacks >= STACK_MAX)
@@ -289,7 +347,7 @@ static int intern_stack(struct heap_replay *h, uint32_t sid, uint32_t *out)
 	if (rc)
 		return rc;
 	if (u64_map_put(&p->stack_keys, key, h->nstacks) ||
-	    u64_map_put(&p->file_stacks, (uint64_t)sid + 1, h->nstacks))
+	    dense_put(&p->file_stacks, sid, h->nstacks))
 		return -ENOMEM;
 	*out = (uint32_t)h->nstacks;
 	return 0;
@@ -355,7 +413,7 @@ static int resolve_type(struct heap_replay *h, struct trace_reader *r,
 	uint64_t v, size = 0;
 	int rc;
 
-	if (id != UINT64_MAX && u64_map_get(&p->gen_types, id + 1, &v)) {
+	if (id != UINT64_MAX && dense_get(&p->gen_types, id, &v)) {
 		*idx = (uint32_t)(v & TYPE_MAX);
 		*gen_size = v >> 20;
 		return 0;
@@ -378,7 +436,7 @@ static int resolve_type(struct heap_replay *h, struct trace_reader *r,
 	if (size >> 44)
 		size = 0;    /* beyond any heap object: not cached exactly */
 	if (id != UINT64_MAX)
-		return u64_map_put(&p->gen_types, id + 1, *idx | size << 20);
+		return dense_put(&p->gen_types, id, *idx | size << 20);
 	return 0;
 }
 
@@ -767,7 +825,7 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 	}
 	stack_sidecar_close(p->sidecar);
 	p->sidecar = NULL;
-	u64_map_free(&p->file_stacks);
+	dense_clear(&p->file_stacks);
 	if (use_stacks) {
 		rc = stack_sidecar_open(path, &p->sidecar);
 		if (rc && rc != -ENOENT) {
@@ -786,7 +844,7 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 
 		if (in->valid)
 			p->info = *in;
-		u64_map_free(&p->gen_types);
+		dense_clear(&p->gen_types);
 		rc = replay_gen(h, r);
 		if (rc)
 			break;
@@ -854,8 +912,8 @@ int heap_replay_finish(struct heap_replay *h)
 	u64_map_free(&p->objects);
 	u64_map_free(&p->spans);
 	u64_map_free(&p->gstacks);
-	u64_map_free(&p->gen_types);
-	u64_map_free(&p->file_stacks);
+	dense_free(&p->gen_types);
+	dense_free(&p->file_stacks);
 	u64_map_free(&p->gc.pages);
 	h->gc_start_ns = p->gc.start_ns;
 	stack_sidecar_close(p->sidecar);

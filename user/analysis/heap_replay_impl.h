@@ -22,6 +22,19 @@
 #define TIME_MAX ((1ull << TIME_BITS) - 1)
 #define SPAN_SEARCH 16                /* small spans have <= 10 pages */
 
+/*
+ * Small dense keys (a generation's type IDs, a sidecar's stack IDs: 1, 2,
+ * .. in order) map through an array, the rest through a u64_map: two
+ * lookups per allocation that were hash probes.
+ */
+#define HR_DENSE_MAX 65536
+
+struct hr_dense {
+	uint64_t *v;                  /* [key]: value + 1; 0 = none */
+	size_t cap, hi;               /* hi: above every key set */
+	struct u64_map big;           /* keys >= HR_DENSE_MAX */
+};
+
 struct hr_private {
 	struct u64_map objects;       /* id + 1 -> class << 40 | t_us */
 	struct u64_map spans;         /* id + 1 -> npages << 16 | kindclass */
@@ -30,8 +43,8 @@ struct hr_private {
 	struct u64_map class_keys;    /* packed class -> class index + 1 */
 	struct u64_map stack_keys;    /* frames hash -> stack index + 1 */
 	struct u64_map site_keys;     /* frame hash -> site index + 1 */
-	struct u64_map gen_types;     /* trace type id + 1 -> type idx + 1 */
-	struct u64_map file_stacks;   /* sidecar stack id + 1 -> stack + 1 */
+	struct hr_dense gen_types;    /* trace type id -> idx | size << 20 */
+	struct hr_dense file_stacks;  /* sidecar stack id -> stack + 1 */
 	struct stack_sidecar *sidecar;
 	uint64_t *site_live;          /* per site, now */
 	size_t site_live_cap;
