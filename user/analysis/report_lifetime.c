@@ -186,8 +186,14 @@ void report_json_life(const struct hr_life *l)
 	       l->live_cycles_max);
 }
 
-static const char *life_head[] = {
+/* Without stacks the rows are types, and the second column their size. */
+static const char *site_head[] = {
 	"allocation site", "type", "allocs", "bytes", "live at end",
+	"freed: p50 life", "p90 life", "p50 cycles", "p90 cycles",
+	"live: cycles so far (max)",
+};
+static const char *type_head[] = {
+	"type", "type size", "allocs", "bytes", "live at end",
 	"freed: p50 life", "p90 life", "p50 cycles", "p90 cycles",
 	"live: cycles so far (max)",
 };
@@ -244,10 +250,8 @@ int report_html_lifetimes(const struct heap_replay *h, unsigned top,
 		  "trace, in time and in GC cycles survived (estimated from "
 		  "the sweeps); objects still live at the end have survived "
 		  "the cycles shown so far.";
-	t->head = life_head;
+	t->head = sites ? site_head : type_head;
 	t->text_cols = 2;
-	if (!sites)
-		life_head[0] = "type";
 	for (i = 0, rc = 0; i < rows && !rc; i++) {
 		if (sites) {
 			const struct hr_site *s = &h->sites[ord[i]];
@@ -262,14 +266,17 @@ int report_html_lifetimes(const struct heap_replay *h, unsigned top,
 		} else {
 			const struct hr_type *ty = &h->types[ord[i]];
 
+			char b[32];
+
 			rc = html_table_set(t, i, 0, "%s", ty->name);
 			if (!rc)
-				rc = html_table_set(t, i, 1, "%s", ty->name);
+				rc = html_table_set(t, i, 1, "%s",
+						    report_human_bytes(ty->size, b,
+								       sizeof(b)));
 			if (!rc)
 				rc = life_cells(t, i, &ty->c, &ty->life);
 		}
 	}
-	life_head[0] = "allocation site";
 	free(ord);
 	if (rc)
 		html_table_free(t);
