@@ -29,7 +29,7 @@ GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOCACHE="$BUILD/go-cache" \
 	fail "cannot build pngcheck"
 
 mkdir -p "$TMP/out"
-"$TRACER" -o "$TMP/out" -g 200ms --stacks -- "$LK" -n "$N" -steps 24 \
+"$TRACER" -o "$TMP/out" -g 200ms --stacks -- "$LK" -n "$N" -steps 32 \
 	-step 50ms -churn 3000 >"$TMP/work.log" 2>"$TMP/tracer.err" ||
 	fail "tracer: $(tail -n 3 "$TMP/tracer.err" | tr '\n' ' ')"
 "$TRACER" report --json "$TMP/out" >"$TMP/r.json" 2>"$TMP/r.err" ||
@@ -72,8 +72,8 @@ if root["name"] != "all allocations" or root["bytes"] < 0.99 * r["totals"]["allo
     errs.append("flame root %s %d bytes, %d allocated" % (root["name"], root["bytes"], r["totals"]["alloc_bytes"]))
 # Tables.
 t = d["tables"]
-if t.get("leaks", [[]] * 2)[1][:1] != ["main.leakRecord"]:
-    errs.append("top leak suspect row: %s" % t.get("leaks"))
+if not r["leak_suspects"] or r["leak_suspects"][0]["type"] != "main.leakRecord" or t.get("leaks", [[]] * 2)[1][:1] != ["main.leakRecord"]:
+    errs.append("top leak suspect row: %s (JSON: %s, %d checkpoints)" % (t.get("leaks"), [x["type"] for x in r["leak_suspects"]], r["checkpoints"]))
 g = t.get("garbage", [])
 if len(g) < 2 or not g[1][0].startswith("main.churn ("):
     errs.append("top garbage producer row: %s" % (g[1] if len(g) > 1 else g))
