@@ -468,45 +468,6 @@ void hr_count_live(struct heap_replay *h, const struct hr_class *c, int dir)
 	}
 }
 
-static unsigned lifetime_bucket(uint64_t v)
-{
-	unsigned e;
-
-	if (v < 16)
-		return (unsigned)v;
-	e = 63 - (unsigned)__builtin_clzll(v);
-	return 16 + (e - 4) * 16 + (unsigned)((v >> (e - 4)) & 15);
-}
-
-static uint64_t bucket_value(unsigned b)
-{
-	unsigned e;
-
-	if (b < 16)
-		return b;
-	e = (b - 16) / 16 + 4;
-	/* The middle of the bucket. */
-	return ((16ull + (b - 16) % 16) << (e - 4)) + (1ull << (e - 4)) / 2;
-}
-
-uint64_t heap_replay_lifetime_pct(const struct heap_replay *h, double pct)
-{
-	uint64_t want, seen = 0;
-	unsigned b;
-
-	if (!h->lifetimes)
-		return 0;
-	want = (uint64_t)(pct / 100.0 * (double)h->lifetimes);
-	if (want >= h->lifetimes)
-		want = h->lifetimes - 1;
-	for (b = 0; b < HR_LIFETIME_BUCKETS; b++) {
-		seen += h->lifetime_hist[b];
-		if (seen > want)
-			return bucket_value(b);
-	}
-	return 0;
-}
-
 static int free_object(struct heap_replay *h, uint64_t key, uint64_t v,
 		       uint64_t now_us, bool swept)
 {
@@ -529,7 +490,7 @@ static int free_object(struct heap_replay *h, uint64_t key, uint64_t v,
 	if (born) {
 		uint64_t life = now_us + 1 > born ? now_us + 1 - born : 0;
 
-		h->lifetime_hist[lifetime_bucket(life * 1000)]++;
+		h->lifetime_hist[hr_lifetime_bucket(life * 1000)]++;
 		h->lifetimes++;
 	}
 	return hr_object_freed(h, (uint32_t)(v >> TIME_BITS), born, now_us,
@@ -608,94 +569,6 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	return rc;
 }
 
-static void pages_add(struct heap_replay *h, uint64_t v, int dir)
-{
-	uint64_t npages = v >> 16;
-	uint64_t *ctr = (v & 1) ? &h->manual_pages : &h->heap_pages;
-
-	*ctr = dir > 0 ? *ctr + npages : (*ctr > npages ? *ctr - npages : 0);
-	if (h->heap_pages > h->peak_heap_pages)
-		h->peak_heap_pages = h->heap_pages;
-	if (h->manual_pages > h->peak_manual_pages)
-		h->peak_manual_pages = h->manual_pages;
-}
-
-static int span_event(struct heap_replay *h, const struct trace_event *e)
-{
-	struct hr_private *p = h->priv;
-	uint64_t key = e->args[0] + 1, v, nv;
-
-	if (!key)
-		return 0;
-	if (e->kind == TW_EV_SPAN_FREE) {
-		if (!u64_map_get(&p->spans, key, &v)) {
-			h->anom.span_free_unknown++;
-			return 0;
-		}
-		pages_add(h, v, -1);
-		u64_map_del(&p->spans, key);
-		h->span_frees++;
-		return 0;
-	}
-	nv = (e->args[1] < (1ull << 47) ? e->args[1] : (1ull << 47) - 1) << 16 |
-	     (e->args[2] & 0xffff);
-	if (u64_map_get(&p->spans, key, &v)) {
-		if (e->kind == TW_EV_SPAN)
-			return 0;
-		pages_add(h, v, -1);
-	}
-	if (e->kind == TW_EV_SPAN_ALLOC)
-		h->span_allocs++;
-	pages_add(h, nv, 1);
-	return u64_map_put(&p->spans, key, nv);
-}
-
-static uint64_t order_bytes(uint64_t order)
-{
-	/* traceCompressStackSize: sys.Len64(size), log2(size) + 1. */
-	return order >= 1 && order <= 48 ? 1ull << (order - 1) : 0;
-}
-
-static void stacks_peak(struct heap_replay *h)
-{
-	if (h->stacks_live > h->peak_stacks)
-		h->peak_stacks = h->stacks_live;
-	if (h->stack_bytes > h->peak_stack_bytes)
-		h->peak_stack_bytes = h->stack_bytes;
-}
-
-static int stack_event(struct heap_replay *h, const struct trace_event *e)
-{
-	struct hr_private *p = h->priv;
-	uint64_t key = e->args[0] + 1, v;
-
-	if (!key)
-		return 0;
-	if (e->kind == TW_EV_GOROUTINE_STACK_FREE) {
-		if (!u64_map_get(&p->gstacks, key, &v)) {
-			h->anom.stack_free_unknown++;
-			return 0;
-		}
-		h->stacks_live--;
-		h->stack_bytes -= order_bytes(v);
-		h->stack_frees++;
-		u64_map_del(&p->gstacks, key);
-		return 0;
-	}
-	if (u64_map_get(&p->gstacks, key, &v)) {
-		if (e->kind == TW_EV_GOROUTINE_STACK)
-			return 0;
-		h->stacks_live--;
-		h->stack_bytes -= order_bytes(v);
-	}
-	if (e->kind == TW_EV_GOROUTINE_STACK_ALLOC)
-		h->stack_allocs++;
-	h->stacks_live++;
-	h->stack_bytes += order_bytes(e->args[1]);
-	stacks_peak(h);
-	return u64_map_put(&p->gstacks, key, e->args[1]);
-}
-
 static int replay_event(struct heap_replay *h, struct trace_reader *r,
 			const struct trace_event *e)
 {
@@ -721,7 +594,7 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 	case TW_EV_SPAN:
 	case TW_EV_SPAN_ALLOC:
 	case TW_EV_SPAN_FREE:
-		return span_event(h, e);
+		return hr_span_event(h, e);
 	case TW_EV_HEAP_OBJECT:
 	case TW_EV_HEAP_OBJECT_ALLOC:
 		return heap_object(h, r, e, e->kind == TW_EV_HEAP_OBJECT_ALLOC);
@@ -733,7 +606,7 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 		return free_object(h, e->args[0] + 1, t,
 				   rel_ns(h, e->ns) / 1000, true);
 	default:
-		return stack_event(h, e);
+		return hr_stack_event(h, e);
 	}
 }
 

@@ -2,8 +2,9 @@
 /*
  * heap_replay_impl.h - the replay's private state, shared by its files:
  * heap_replay.c (interning, events, files), heap_replay_points.c
- * (checkpoints, the leak rule) and heap_replay_objects.c (object sizes,
- * lifetimes in time and GC cycles).  Included by those files only.
+ * (checkpoints, the leak rule), heap_replay_objects.c (object sizes,
+ * lifetimes in time and GC cycles) and heap_replay_spans.c (spans and
+ * goroutine stacks).  Included by those files only.
  */
 #ifndef HEAP_REPLAY_IMPL_H
 #define HEAP_REPLAY_IMPL_H
@@ -84,6 +85,13 @@ int hr_object_freed(struct heap_replay *h, uint32_t cls, uint64_t born,
 		    uint64_t now_us, uint64_t id, bool swept);
 /* Lifetimes and cycles of the objects live at the end. */
 void hr_objects_finish(struct heap_replay *h);
+
+/* Bucket of heap_replay.lifetime_hist for a lifetime of V ns. */
+unsigned hr_lifetime_bucket(uint64_t v);
+
+/* heap_replay_spans.c: Span* and GoroutineStack* events. */
+int hr_span_event(struct heap_replay *h, const struct trace_event *e);
+int hr_stack_event(struct heap_replay *h, const struct trace_event *e);
 
 /* heap_replay_points.c */
 int hr_take_point(struct heap_replay *h, uint64_t t_ns);

@@ -292,3 +292,44 @@ void hr_objects_finish(struct heap_replay *h)
 		}
 	}
 }
+
+/* ---- the whole trace's lifetime histogram (heap_replay.h) ---- */
+
+unsigned hr_lifetime_bucket(uint64_t v)
+{
+	unsigned e;
+
+	if (v < 16)
+		return (unsigned)v;
+	e = 63 - (unsigned)__builtin_clzll(v);
+	return 16 + (e - 4) * 16 + (unsigned)((v >> (e - 4)) & 15);
+}
+
+static uint64_t bucket_value(unsigned b)
+{
+	unsigned e;
+
+	if (b < 16)
+		return b;
+	e = (b - 16) / 16 + 4;
+	/* The middle of the bucket. */
+	return ((16ull + (b - 16) % 16) << (e - 4)) + (1ull << (e - 4)) / 2;
+}
+
+uint64_t heap_replay_lifetime_pct(const struct heap_replay *h, double pct)
+{
+	uint64_t want, seen = 0;
+	unsigned b;
+
+	if (!h->lifetimes)
+		return 0;
+	want = (uint64_t)(pct / 100.0 * (double)h->lifetimes);
+	if (want >= h->lifetimes)
+		want = h->lifetimes - 1;
+	for (b = 0; b < HR_LIFETIME_BUCKETS; b++) {
+		seen += h->lifetime_hist[b];
+		if (seen > want)
+			return bucket_value(b);
+	}
+	return 0;
+}
