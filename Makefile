@@ -130,7 +130,8 @@ FUZZ_MODS  := inspect/go_buildinfo inspect/go_binary inspect/go_binary_tables in
               format/trace_writer format/stack_sidecar format/stack_sidecar_write \
               format/trace_reader format/gc_sidecar \
               analysis/heap_replay analysis/heap_replay_points \
-              analysis/heap_replay_objects analysis/gc_cycles \
+              analysis/heap_replay_objects analysis/heap_replay_spans \
+              analysis/gc_cycles \
               inspect/go_sizeclasses
 FUZZ_LIB   := $(patsubst %,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_MODS))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%, \

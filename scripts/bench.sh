@@ -17,8 +17,12 @@
 #      builds (prometheus, caddy: fetched with apt-get download, unpacked,
 #      never installed; BENCH_DEBIAN=0 skips), first and cached attach,
 #      full mode and --memprofilerate
-# Env: SECTIONS="1 2 3 4 5 6 7 8 9" (which to run), REPS=3, SNAP_N=4194304,
-#      RATES="500000 1000000" (allocations/s; ~2 events each), RATE_SECS=3
+#  10. report on a ~1 GB trace set (fullwork -scale 20 under --stacks,
+#      128 MiB files; made once, ~6 min, kept in $BUILD/bench/report-set):
+#      events/s on one core and peak RSS, with and without the stacks
+# Env: SECTIONS="1 2 3 4 5 6 7 8 9 10" (which to run), REPS=3, SNAP_N=4194304,
+#      RATES="500000 1000000" (allocations/s; ~2 events each), RATE_SECS=3,
+#      REPORT_SCALE=20 (section 10's workload scale)
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -26,7 +30,7 @@ case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 export BUILD
 
 echo "== machine: $(nproc) vCPUs, $(uname -r), $(date -u +%Y-%m-%d)"
-SECTIONS=${SECTIONS:-"1 2 3 4 5 6 7 8 9"}
+SECTIONS=${SECTIONS:-"1 2 3 4 5 6 7 8 9 10"}
 REPS=${REPS:-3}
 export REPS
 GOBIN=${TRACEAF_GOBIN_DIR:-$BUILD/go-bin}
@@ -356,4 +360,30 @@ if on 9; then
 		done
 	done
 	echo "(targets: first <= 2000, cached <= 500 for >= 40 MB of .text)"
+fi
+if on 10; then
+	echo
+	echo "== 10. report: a ~1 GB trace set on one core (events/s, peak RSS)"
+	set_dir=$BUILD/bench/report-set
+	if ! compgen -G "$set_dir/*.trace" >/dev/null; then
+		rm -rf "$set_dir"
+		mkdir -p "$set_dir"
+		"$BUILD/traceaf-bpf" --stacks -r 128M -o "$set_dir" -- \
+			"$GOBIN/fullwork-go1.27" -wait=false -scale "${REPORT_SCALE:-20}" \
+			>/dev/null 2>"$TMP/set.err" || { tail -n 3 "$TMP/set.err"; exit 1; }
+	fi
+	echo "set: $(ls "$set_dir"/*.trace | wc -l) files, $(du -cb "$set_dir"/*.trace | tail -n 1 | cut -f1) bytes of traces, $(du -cb "$set_dir"/*.stacks | tail -n 1 | cut -f1) of stack sidecars"
+	for flags in --no-stacks ""; do
+		for _ in $(seq "$REPS"); do
+			/usr/bin/time -f "%e %U %M" -o "$TMP/t" taskset -c 0 \
+				"$BUILD/traceaf-bpf" report --json $flags "$set_dir" >"$TMP/r.json"
+			ev=$(python3 -c "import json,sys; print(sum(p['events'] for p in json.load(open(sys.argv[1]))['processes']))" "$TMP/r.json")
+			read -r wall user rss <"$TMP/t"
+			echo "$wall $user $rss $ev"
+		done | sort -g | awk -v f="${flags:-with stacks}" '{ r[NR] = $0 } END {
+			split(r[int((NR + 1) / 2)], m, " ")
+			printf "report %-12s %d events in %.1f s wall (%.1f s user): %.1f M events/s, peak RSS %.0f MiB (median of %d)\n",
+				f, m[4], m[1], m[2], m[4] / m[1] / 1e6, m[3] / 1024, NR }'
+	done
+	echo "(target: >= 20 M events/s; memory bounded by the live heap, not the files)"
 fi

@@ -4,7 +4,12 @@
 # (tests/e2e/lib/html_picture.c: one leaking, one churning, one level) must
 # show each type's legend colour in the chart, the leaking type's line
 # rising from left to right and the level one staying level.  The page
-# must also be self-contained: no script and nothing fetched.
+# must also be self-contained: no script and nothing fetched.  Its other
+# parts, in the DOM Chromium parsed (--dump-dom; tests/e2e/lib/page_dom.py)
+# and on screen: the 30 GC cycle marks (red pixels in their strip), hover
+# bands naming every series' value, the flame graph (4 frames, main.leak
+# 3/4 of the root's width, the grey root drawn), the table with its bars
+# and its names escaped.
 source "$(dirname "$0")/lib/lib.sh"
 cd "$ROOT" || fail "cannot cd to $ROOT"
 
@@ -15,6 +20,7 @@ command -v "$CHROMIUM" >/dev/null || fail "no $CHROMIUM (run make deps)"
 
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -Iinclude -Iuser tests/e2e/lib/html_picture.c user/analysis/report_html.c \
+	user/analysis/report_html_parts.c \
 	user/util/atomic_file.c -lm -o "$TMP/html_picture" ||
 	fail "cannot build html_picture"
 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOCACHE="$BUILD/go-cache" \
@@ -64,4 +70,54 @@ ms=$((($(date +%s%N) - start) / 1000000))
 "$TMP/pngcheck" -png "$TMP/shot.png" -colors "$level" -grow "$level" \
 	>/dev/null 2>&1 && fail "pngcheck accepted a level line as growing"
 
-pass "rendered in ${ms} ms; $(tr '\n' ';' <"$TMP/check.log")"
+# The other parts, as Chromium parsed them.
+timeout --kill-after=5 30 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+	--user-data-dir="$TMP/chromium" --dump-dom "file://$page" \
+	>"$TMP/dom.html" 2>"$TMP/dom.log" || fail "chromium --dump-dom failed"
+python3 tests/e2e/lib/page_dom.py "$TMP/dom.html" >"$TMP/dom.json" ||
+	fail "cannot read the DOM"
+python3 - "$TMP/dom.json" <<'EOF' || fail "DOM: $(cat "$TMP/dom.err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+errs = []
+if d["gc"] != 30:
+    errs.append("GC marks: %d, want 30" % d["gc"])
+b = d["bands"]
+if not 100 <= len(b) <= 600:
+    errs.append("hover bands: %d" % len(b))
+elif not all("*main.node: " in x and "all heap objects: " in x and
+             "map.bucket[string]*main.session: 9.00 MiB" in x for x in b):
+    errs.append("a hover band lacks a series: %r" % b[0])
+names = [f["name"] for f in d["flame"]]
+if names != ["all allocations", "main.main", "main.leak", "main.churn"]:
+    errs.append("flame frames: %s" % names)
+else:
+    w = {f["name"]: f["w"] for f in d["flame"]}
+    if abs(w["main.leak"] / w["all allocations"] - 0.75) > 0.01:
+        errs.append("main.leak width %s of %s" % (w["main.leak"], w["all allocations"]))
+    t = d["flame"][2]["title"]
+    if "75.0% of all" not in t or "main.go:43" not in t or "75.0 MiB" not in t:
+        errs.append("main.leak title: %r" % t)
+rows = d["tables"].get("garbage", [])
+if [r[0] for r in rows[1:]] != ["main.churn (main.go:50)", "main.<leak>&co"]:
+    errs.append("table rows: %s" % rows)
+bars = d["bars"].get("garbage", [])
+if len(bars) != 2 or not bars[0] > 10 * bars[1]:
+    errs.append("bars: %s" % bars)
+open(sys.argv[1][:-4] + "err", "w").write("; ".join(errs))
+sys.exit(1 if errs else 0)
+EOF
+# On screen: the GC strip's red marks and the flame graph's grey root.
+"$TMP/pngcheck" -png "$TMP/shot.png" -colors "#d62728" -min 200 \
+	>"$TMP/gc.log" 2>&1 || fail "GC marks not on screen: $(cat "$TMP/gc.log")"
+"$TMP/pngcheck" -png "$TMP/shot.png" -colors "#123456" -min 200 \
+	>/dev/null 2>&1 && fail "pngcheck found a colour the page does not have"
+timeout --kill-after=5 30 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+	--hide-scrollbars --force-device-scale-factor=1 \
+	--force-color-profile=srgb --user-data-dir="$TMP/chromium" \
+	--screenshot="$TMP/full.png" --window-size=1200,1500 \
+	"file://$page" >"$TMP/chromium.log" 2>&1 || fail "chromium failed (full page)"
+"$TMP/pngcheck" -png "$TMP/full.png" -colors "#b9b9b9" -min 10000 \
+	>"$TMP/flame.log" 2>&1 || fail "flame graph root not on screen: $(cat "$TMP/flame.log")"
+
+pass "rendered in ${ms} ms; $(tr '\n' ';' <"$TMP/check.log") GC marks, hover bands, flame graph, table: as drawn"

@@ -172,7 +172,8 @@ static void test_axis_units_follow_the_peak(void **state)
 
 /*
  * 200000 points, one 10 MiB spike among 1 MiB: the page stays small, and
- * the spike is still drawn (at the top of the plot, y 16.0).
+ * the spike is still drawn (at the top of the plot, y 34.0, below the
+ * GC strip), and the hover bands are per pixel column, not per point.
  */
 static void test_many_points_are_thinned_but_keep_spikes(void **state)
 {
@@ -196,9 +197,10 @@ static void test_many_points_are_thinned_but_keep_spikes(void **state)
 	}
 	assert_int_equal(report_html_write(&pic, t->path), 0);
 	assert_int_equal(stat(t->path, &st), 0);
-	assert_true(st.st_size < 40 * 1024);
+	/* About 330 hover bands of ~100 bytes come on top of the lines. */
+	assert_true(st.st_size < 80 * 1024);
 	page = read_all(t->path);
-	assert_contains(page, ",16.0 ");
+	assert_contains(page, ",34.0 ");
 	assert_contains(page, ">10.0 MiB</td>");
 	free(page);
 	free(v);

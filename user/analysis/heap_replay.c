@@ -50,6 +50,8 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 #define FNV_INIT 0xcbf29ce484222325ull
 
+static void dense_free(struct hr_dense *d);
+
 static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap;
@@ -128,13 +130,70 @@ void heap_replay_free(struct heap_replay *h)
 		u64_map_free(&p->class_keys);
 		u64_map_free(&p->stack_keys);
 		u64_map_free(&p->site_keys);
-		u64_map_free(&p->gen_types);
-		u64_map_free(&p->file_stacks);
+		dense_free(&p->gen_types);
+		dense_free(&p->file_stacks);
 		stack_sidecar_close(p->sidecar);
 		free(p->site_live);
 		free(p);
 	}
 	free(h);
+}
+
+/* ---- dense keys (heap_replay_impl.h) ---- */
+
+static bool dense_get(const struct hr_dense *d, uint64_t key, uint64_t *val)
+{
+	uint64_t v;
+
+	if (key < HR_DENSE_MAX) {
+		if (key >= d->cap || !d->v[key])
+			return false;
+		*val = d->v[key] - 1;
+		return true;
+	}
+	if (!u64_map_get(&d->big, key + 1, &v))
+		return false;
+	*val = v;
+	return true;
+}
+
+static int dense_put(struct hr_dense *d, uint64_t key, uint64_t val)
+{
+	if (key >= HR_DENSE_MAX || val == UINT64_MAX)
+		return key + 1 ? u64_map_put(&d->big, key + 1, val) : 0;
+	if (key >= d->cap) {
+		size_t cap = d->cap ? d->cap : 256;
+		uint64_t *n;
+
+		while (cap <= key)
+			cap *= 2;
+		n = realloc(d->v, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		memset(n + d->cap, 0, (cap - d->cap) * sizeof(*n));
+		d->v = n;
+		d->cap = cap;
+	}
+	d->v[key] = val + 1;
+	if (key >= d->hi)
+		d->hi = key + 1;
+	return 0;
+}
+
+/* Forgets every key (the array is kept for the next generation/file). */
+static void dense_clear(struct hr_dense *d)
+{
+	if (d->v)
+		memset(d->v, 0, d->hi * sizeof(*d->v));
+	d->hi = 0;
+	u64_map_free(&d->big);
+}
+
+static void dense_free(struct hr_dense *d)
+{
+	free(d->v);
+	u64_map_free(&d->big);
+	memset(d, 0, sizeof(*d));
 }
 
 /* ---- interning ---- */
@@ -245,7 +304,7 @@ static int intern_stack(struct heap_replay *h, uint32_t sid, uint32_t *out)
 	int rc;
 
 	*out = 0;
-	if (u64_map_get(&p->file_stacks, (uint64_t)sid + 1, &v)) {
+	if (dense_get(&p->file_stacks, sid, &v)) {
 		*out = (uint32_t)v;
 		return 0;
 	}
@@ -265,8 +324,7 @@ static int intern_stack(struct heap_replay *h, uint32_t sid, uint32_t *out)
 			;
 		if (i == n) {
 			*out = (uint32_t)v;
-			return u64_map_put(&p->file_stacks, (uint64_t)sid + 1,
-					   v);
+			return dense_put(&p->file_stacks, sid, v);
 		}
 	}
 	if (h->nstacks >= STACK_MAX)
@@ -290,7 +348,7 @@ static int intern_stack(struct heap_replay *h, uint32_t sid, uint32_t *out)
 	if (rc)
 		return rc;
 	if (u64_map_put(&p->stack_keys, key, h->nstacks) ||
-	    u64_map_put(&p->file_stacks, (uint64_t)sid + 1, h->nstacks))
+	    dense_put(&p->file_stacks, sid, h->nstacks))
 		return -ENOMEM;
 	*out = (uint32_t)h->nstacks;
 	return 0;
@@ -308,11 +366,13 @@ static uint64_t size_code(uint64_t size)
 }
 
 int hr_intern_class(struct heap_replay *h, uint32_t type, uint32_t stack,
-		    uint64_t size, uint32_t *idx)
+		    uint64_t size, bool tiny, uint32_t *idx)
 {
 	struct hr_private *p = h->priv;
+	/* A tiny part (8 or 16) takes the large flag with 0 pages' worth of
+	 * codes no large object has (those start at 64 pages). */
 	uint64_t key = (uint64_t)type << 44 | (uint64_t)stack << 20 |
-		       size_code(size), v;
+		       (tiny ? 1u << 19 | size : size_code(size)), v;
 	struct hr_class *c;
 
 	if (!key)
@@ -331,6 +391,7 @@ int hr_intern_class(struct heap_replay *h, uint32_t type, uint32_t stack,
 	c->type = type;
 	c->stack = stack;
 	c->size = size;
+	c->tiny = tiny;
 	if (u64_map_put(&p->class_keys, key, h->nclasses + 1))
 		return -ENOMEM;
 	*idx = (uint32_t)h->nclasses++;
@@ -353,7 +414,7 @@ static int resolve_type(struct heap_replay *h, struct trace_reader *r,
 	uint64_t v, size = 0;
 	int rc;
 
-	if (id != UINT64_MAX && u64_map_get(&p->gen_types, id + 1, &v)) {
+	if (id != UINT64_MAX && dense_get(&p->gen_types, id, &v)) {
 		*idx = (uint32_t)(v & TYPE_MAX);
 		*gen_size = v >> 20;
 		return 0;
@@ -362,6 +423,8 @@ static int resolve_type(struct heap_replay *h, struct trace_reader *r,
 	if (t) {
 		size = t->size;
 		rc = intern_type(h, t->name, t->name_len, t->size, idx);
+		if (!rc && !h->types[*idx].ptr_bytes)
+			h->types[*idx].ptr_bytes = t->ptr_bytes;
 	} else if (!id) {
 		rc = intern_type(h, "<notype>", 8, 0, idx);
 	} else {
@@ -374,7 +437,7 @@ static int resolve_type(struct heap_replay *h, struct trace_reader *r,
 	if (size >> 44)
 		size = 0;    /* beyond any heap object: not cached exactly */
 	if (id != UINT64_MAX)
-		return u64_map_put(&p->gen_types, id + 1, *idx | size << 20);
+		return dense_put(&p->gen_types, id, *idx | size << 20);
 	return 0;
 }
 
@@ -406,45 +469,6 @@ void hr_count_live(struct heap_replay *h, const struct hr_class *c, int dir)
 	}
 }
 
-static unsigned lifetime_bucket(uint64_t v)
-{
-	unsigned e;
-
-	if (v < 16)
-		return (unsigned)v;
-	e = 63 - (unsigned)__builtin_clzll(v);
-	return 16 + (e - 4) * 16 + (unsigned)((v >> (e - 4)) & 15);
-}
-
-static uint64_t bucket_value(unsigned b)
-{
-	unsigned e;
-
-	if (b < 16)
-		return b;
-	e = (b - 16) / 16 + 4;
-	/* The middle of the bucket. */
-	return ((16ull + (b - 16) % 16) << (e - 4)) + (1ull << (e - 4)) / 2;
-}
-
-uint64_t heap_replay_lifetime_pct(const struct heap_replay *h, double pct)
-{
-	uint64_t want, seen = 0;
-	unsigned b;
-
-	if (!h->lifetimes)
-		return 0;
-	want = (uint64_t)(pct / 100.0 * (double)h->lifetimes);
-	if (want >= h->lifetimes)
-		want = h->lifetimes - 1;
-	for (b = 0; b < HR_LIFETIME_BUCKETS; b++) {
-		seen += h->lifetime_hist[b];
-		if (seen > want)
-			return bucket_value(b);
-	}
-	return 0;
-}
-
 static int free_object(struct heap_replay *h, uint64_t key, uint64_t v,
 		       uint64_t now_us, bool swept)
 {
@@ -467,7 +491,7 @@ static int free_object(struct heap_replay *h, uint64_t key, uint64_t v,
 	if (born) {
 		uint64_t life = now_us + 1 > born ? now_us + 1 - born : 0;
 
-		h->lifetime_hist[lifetime_bucket(life * 1000)]++;
+		h->lifetime_hist[hr_lifetime_bucket(life * 1000)]++;
 		h->lifetimes++;
 	}
 	return hr_object_freed(h, (uint32_t)(v >> TIME_BITS), born, now_us,
@@ -481,7 +505,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	uint64_t key = e->args[0] + 1, v, now_us, size, tsize;
 	uint32_t type, stack = 0, cls, sid;
 	struct hr_class *c;
-	bool upper;
+	bool tiny, upper;
 	int rc;
 
 	now_us = rel_ns(h, e->ns) / 1000;
@@ -500,12 +524,15 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	rc = resolve_type(h, r, e->args[1], &type, &tsize);
 	if (rc)
 		return rc;
-	size = hr_object_size(h, e->args[0], tsize, &upper);
+	size = hr_object_size(h, e->args[0], tsize, &tiny, &upper);
 	/* An exists event has a stack too when the daemon knew it (the
 	 * heap-profile samples of --memprofilerate, read at attach). */
 	if (p->sidecar) {
-		if (!stack_sidecar_lookup(p->sidecar, e->gen, e->args[0],
-					  e->ticks, &sid)) {
+		rc = stack_sidecar_lookup(p->sidecar, e->gen, e->args[0],
+					  e->ticks, &sid);
+		if (rc == -ENOMEM)
+			return rc;
+		if (!rc) {
 			rc = intern_stack(h, sid, &stack);
 			if (rc)
 				return rc;
@@ -513,7 +540,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		if (!stack && alloc)
 			h->anom.no_stack++;
 	}
-	rc = hr_intern_class(h, type, stack, size, &cls);
+	rc = hr_intern_class(h, type, stack, size, tiny, &cls);
 	if (rc)
 		return rc;
 	c = &h->classes[cls];
@@ -541,94 +568,6 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	if (rc == 0 && upper)
 		rc = hr_tiny_split(h, e->args[0] - 1);
 	return rc;
-}
-
-static void pages_add(struct heap_replay *h, uint64_t v, int dir)
-{
-	uint64_t npages = v >> 16;
-	uint64_t *ctr = (v & 1) ? &h->manual_pages : &h->heap_pages;
-
-	*ctr = dir > 0 ? *ctr + npages : (*ctr > npages ? *ctr - npages : 0);
-	if (h->heap_pages > h->peak_heap_pages)
-		h->peak_heap_pages = h->heap_pages;
-	if (h->manual_pages > h->peak_manual_pages)
-		h->peak_manual_pages = h->manual_pages;
-}
-
-static int span_event(struct heap_replay *h, const struct trace_event *e)
-{
-	struct hr_private *p = h->priv;
-	uint64_t key = e->args[0] + 1, v, nv;
-
-	if (!key)
-		return 0;
-	if (e->kind == TW_EV_SPAN_FREE) {
-		if (!u64_map_get(&p->spans, key, &v)) {
-			h->anom.span_free_unknown++;
-			return 0;
-		}
-		pages_add(h, v, -1);
-		u64_map_del(&p->spans, key);
-		h->span_frees++;
-		return 0;
-	}
-	nv = (e->args[1] < (1ull << 47) ? e->args[1] : (1ull << 47) - 1) << 16 |
-	     (e->args[2] & 0xffff);
-	if (u64_map_get(&p->spans, key, &v)) {
-		if (e->kind == TW_EV_SPAN)
-			return 0;
-		pages_add(h, v, -1);
-	}
-	if (e->kind == TW_EV_SPAN_ALLOC)
-		h->span_allocs++;
-	pages_add(h, nv, 1);
-	return u64_map_put(&p->spans, key, nv);
-}
-
-static uint64_t order_bytes(uint64_t order)
-{
-	/* traceCompressStackSize: sys.Len64(size), log2(size) + 1. */
-	return order >= 1 && order <= 48 ? 1ull << (order - 1) : 0;
-}
-
-static void stacks_peak(struct heap_replay *h)
-{
-	if (h->stacks_live > h->peak_stacks)
-		h->peak_stacks = h->stacks_live;
-	if (h->stack_bytes > h->peak_stack_bytes)
-		h->peak_stack_bytes = h->stack_bytes;
-}
-
-static int stack_event(struct heap_replay *h, const struct trace_event *e)
-{
-	struct hr_private *p = h->priv;
-	uint64_t key = e->args[0] + 1, v;
-
-	if (!key)
-		return 0;
-	if (e->kind == TW_EV_GOROUTINE_STACK_FREE) {
-		if (!u64_map_get(&p->gstacks, key, &v)) {
-			h->anom.stack_free_unknown++;
-			return 0;
-		}
-		h->stacks_live--;
-		h->stack_bytes -= order_bytes(v);
-		h->stack_frees++;
-		u64_map_del(&p->gstacks, key);
-		return 0;
-	}
-	if (u64_map_get(&p->gstacks, key, &v)) {
-		if (e->kind == TW_EV_GOROUTINE_STACK)
-			return 0;
-		h->stacks_live--;
-		h->stack_bytes -= order_bytes(v);
-	}
-	if (e->kind == TW_EV_GOROUTINE_STACK_ALLOC)
-		h->stack_allocs++;
-	h->stacks_live++;
-	h->stack_bytes += order_bytes(e->args[1]);
-	stacks_peak(h);
-	return u64_map_put(&p->gstacks, key, e->args[1]);
 }
 
 static int replay_event(struct heap_replay *h, struct trace_reader *r,
@@ -665,7 +604,7 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 	case TW_EV_SPAN:
 	case TW_EV_SPAN_ALLOC:
 	case TW_EV_SPAN_FREE:
-		return span_event(h, e);
+		return hr_span_event(h, e);
 	case TW_EV_HEAP_OBJECT:
 	case TW_EV_HEAP_OBJECT_ALLOC:
 		return heap_object(h, r, e, e->kind == TW_EV_HEAP_OBJECT_ALLOC);
@@ -677,7 +616,55 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 		return free_object(h, e->args[0] + 1, t,
 				   rel_ns(h, e->ns) / 1000, true);
 	default:
-		return stack_event(h, e);
+		return hr_stack_event(h, e);
+	}
+}
+
+/*
+ * Events read ahead of the one replayed.  A table of millions of live
+ * objects misses the caches (and the TLB) on almost every lookup; the
+ * slots of the next AHEAD objects are fetched from memory while this one
+ * is replayed (one event ahead hid a fraction of the miss, as long as an
+ * event takes to replay; 8 hide most of it).
+ */
+#define AHEAD 8
+
+static void prefetch_event(struct heap_replay *h, const struct trace_event *e)
+{
+	struct hr_private *p = h->priv;
+
+	if (e->kind < TW_EV_HEAP_OBJECT || e->kind > TW_EV_HEAP_OBJECT_FREE)
+		return;
+	u64_map_prefetch(&p->objects, e->args[0] + 1);
+	if (p->sidecar && e->kind == TW_EV_HEAP_OBJECT_ALLOC)
+		stack_sidecar_prefetch(p->sidecar, e->gen, e->args[0],
+				       e->ticks);
+}
+
+/* Replays the events of R's current generation. */
+static int replay_gen(struct heap_replay *h, struct trace_reader *r)
+{
+	struct trace_event q[AHEAD];
+	size_t head = 0, n = 0;
+	int more = 1, rc;
+
+	for (;;) {
+		while (n < AHEAD && more > 0) {
+			struct trace_event *e = &q[(head + n) % AHEAD];
+
+			more = trace_reader_next_event(r, e);
+			if (more > 0) {
+				prefetch_event(h, e);
+				n++;
+			}
+		}
+		if (!n)
+			return more;	/* 0 at the end, or the reader's error */
+		rc = replay_event(h, r, &q[head]);
+		if (rc)
+			return rc;
+		head = (head + 1) % AHEAD;
+		n--;
 	}
 }
 
@@ -709,7 +696,6 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 {
 	struct hr_private *p = h->priv;
 	struct trace_reader *r = NULL;
-	struct trace_event e;
 	int rc;
 
 	h->err[0] = 0;
@@ -722,7 +708,7 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 	}
 	stack_sidecar_close(p->sidecar);
 	p->sidecar = NULL;
-	u64_map_free(&p->file_stacks);
+	dense_clear(&p->file_stacks);
 	if (use_stacks) {
 		rc = stack_sidecar_open(path, &p->sidecar);
 		if (rc && rc != -ENOENT) {
@@ -751,12 +737,8 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 
 		if (in->valid)
 			p->info = *in;
-		u64_map_free(&p->gen_types);
-		while ((rc = trace_reader_next_event(r, &e)) > 0) {
-			rc = replay_event(h, r, &e);
-			if (rc)
-				break;
-		}
+		dense_clear(&p->gen_types);
+		rc = replay_gen(h, r);
 		if (rc)
 			break;
 		h->generations++;
@@ -816,5 +798,18 @@ int heap_replay_finish(struct heap_replay *h)
 		}
 	}
 	free(best);
+	/*
+	 * The tables of what is live are done with: a report of many
+	 * processes then holds each one's results, not each one's heap.
+	 */
+	u64_map_free(&p->objects);
+	u64_map_free(&p->spans);
+	u64_map_free(&p->gstacks);
+	dense_free(&p->gen_types);
+	dense_free(&p->file_stacks);
+	u64_map_free(&p->gc.pages);
+	h->gc_start_ns = p->gc.start_ns;
+	stack_sidecar_close(p->sidecar);
+	p->sidecar = NULL;
 	return 0;
 }

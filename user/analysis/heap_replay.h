@@ -57,10 +57,32 @@ struct hr_leak {
 	unsigned rises, steps;          /* checkpoints where the floor rose */
 };
 
+/*
+ * Lifetimes of the objects of a type or site, in time and in GC cycles.
+ * Objects allocated and freed in the trace fill the histograms; those
+ * still live at the end only say how many cycles they have survived so
+ * far (a lower bound on their lifetime).  Time buckets: 0 for under 1 us,
+ * then two per octave of microseconds (bucket 1 + 2*log2(us) + the half);
+ * cycle buckets: 0..15 exactly, then one per octave.
+ */
+#define HR_LIFE_TIME_BUCKETS 96
+#define HR_LIFE_CYCLE_BUCKETS 64
+
+struct hr_life {
+	uint64_t freed;                 /* objects in the histograms */
+	uint64_t time_hist[HR_LIFE_TIME_BUCKETS];
+	uint64_t cycle_hist[HR_LIFE_CYCLE_BUCKETS];
+	uint64_t live_end;              /* still live, allocated in the trace */
+	uint64_t live_cycles_sum;       /* their cycles survived, summed */
+	uint64_t live_cycles_max;
+};
+
 struct hr_type {
 	char *name;                     /* "<notype>" for type ID 0 */
 	uint64_t size;                  /* from the type table */
+	uint64_t ptr_bytes;             /* from the type table: 0 = noscan */
 	struct hr_counts c;
+	struct hr_life life;
 	struct hr_leak leak;
 	uint64_t peak_live_bytes;       /* over the checkpoints */
 };
@@ -69,6 +91,7 @@ struct hr_type {
 struct hr_site {
 	struct stack_frame frame;       /* strings owned by the replay */
 	struct hr_counts c;
+	struct hr_life life;
 	struct hr_leak leak;
 	uint32_t top_type;              /* type index with most alloc bytes */
 };
@@ -85,6 +108,8 @@ struct hr_class {
 	uint32_t type;
 	uint32_t stack;                 /* index + 1; 0 = no stack */
 	uint64_t size;
+	bool tiny;                      /* in a tiny-allocator block: size is
+					   its part of the block (8 or 16) */
 	uint64_t allocs, frees, exists, live;
 	uint64_t shortlived;            /* allocated, freed having survived 0
 					   cycles: by the first GC after it */
@@ -155,6 +180,9 @@ struct heap_replay {
 	struct hr_process proc;
 	uint64_t gc_cycles;             /* cycle starts seen */
 	bool gc_exact;                  /* the runtime's (F.gc), not estimated */
+	const uint64_t *gc_start_ns;    /* [i]: cycle i + 1 began, ns since
+					   the first event (gc_cycles of
+					   them; after heap_replay_finish) */
 
 	/* Goroutine stacks, spans: now and peak. */
 	uint64_t heap_pages, manual_pages, peak_heap_pages, peak_manual_pages;
@@ -187,5 +215,14 @@ int heap_replay_finish(struct heap_replay *h);
 
 /* Lifetime percentile P (0-100) in ns, from the histogram; 0 if none. */
 uint64_t heap_replay_lifetime_pct(const struct heap_replay *h, double p);
+
+/*
+ * Percentile P (0-100) of L's freed objects: their lifetime in ns (the
+ * middle of its bucket) or the GC cycles they survived (the low end of a
+ * bucket past 15).  0 if none.
+ */
+uint64_t hr_life_time_pct(const struct hr_life *l, double p);
+uint64_t hr_life_cycles_pct(const struct hr_life *l, double p);
+
 
 #endif /* HEAP_REPLAY_H */

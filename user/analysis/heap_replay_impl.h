@@ -2,8 +2,9 @@
 /*
  * heap_replay_impl.h - the replay's private state, shared by its files:
  * heap_replay.c (interning, events, files), heap_replay_points.c
- * (checkpoints, the leak rule) and heap_replay_objects.c (object sizes,
- * lifetimes in time and GC cycles).  Included by those files only.
+ * (checkpoints, the leak rule), heap_replay_objects.c (object sizes,
+ * lifetimes in time and GC cycles) and heap_replay_spans.c (spans and
+ * goroutine stacks).  Included by those files only.
  */
 #ifndef HEAP_REPLAY_IMPL_H
 #define HEAP_REPLAY_IMPL_H
@@ -23,6 +24,19 @@
 #define TIME_MAX ((1ull << TIME_BITS) - 1)
 #define SPAN_SEARCH 16                /* small spans have <= 10 pages */
 
+/*
+ * Small dense keys (a generation's type IDs, a sidecar's stack IDs: 1, 2,
+ * .. in order) map through an array, the rest through a u64_map: two
+ * lookups per allocation that were hash probes.
+ */
+#define HR_DENSE_MAX 65536
+
+struct hr_dense {
+	uint64_t *v;                  /* [key]: value + 1; 0 = none */
+	size_t cap, hi;               /* hi: above every key set */
+	struct u64_map big;           /* keys >= HR_DENSE_MAX */
+};
+
 struct hr_private {
 	struct u64_map objects;       /* id + 1 -> class << 40 | t_us */
 	struct u64_map spans;         /* id + 1 -> npages << 16 | kindclass */
@@ -31,8 +45,8 @@ struct hr_private {
 	struct u64_map class_keys;    /* packed class -> class index + 1 */
 	struct u64_map stack_keys;    /* frames hash -> stack index + 1 */
 	struct u64_map site_keys;     /* frame hash -> site index + 1 */
-	struct u64_map gen_types;     /* trace type id + 1 -> type idx + 1 */
-	struct u64_map file_stacks;   /* sidecar stack id + 1 -> stack + 1 */
+	struct hr_dense gen_types;    /* trace type id -> idx | size << 20 */
+	struct hr_dense file_stacks;  /* sidecar stack id -> stack + 1 */
 	struct stack_sidecar *sidecar;
 	uint64_t *site_live;          /* per site, now */
 	size_t site_live_cap;
@@ -54,17 +68,17 @@ static inline uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)
 
 /* heap_replay.c */
 int hr_intern_class(struct heap_replay *h, uint32_t type, uint32_t stack,
-		    uint64_t size, uint32_t *idx);
+		    uint64_t size, bool tiny, uint32_t *idx);
 void hr_count_live(struct heap_replay *h, const struct hr_class *c,
 		   int dir);
 
 /* heap_replay_objects.c */
 /*
  * Size of heap object ID of a type of TYPE_SIZE bytes (heap_replay.h);
- * *TINY_UPPER says it is the upper half of a tiny block.
+ * *TINY says it is in a tiny block, *TINY_UPPER in its upper half.
  */
 uint64_t hr_object_size(struct heap_replay *h, uint64_t id,
-			uint64_t type_size, bool *tiny_upper);
+			uint64_t type_size, bool *tiny, bool *tiny_upper);
 /* The upper half of LOWER_ID's tiny block got an ID: LOWER_ID counts 8. */
 int hr_tiny_split(struct heap_replay *h, uint64_t lower_id);
 /*
@@ -76,6 +90,13 @@ int hr_object_freed(struct heap_replay *h, uint32_t cls, uint64_t born,
 		    uint64_t now_us, uint64_t id, bool swept);
 /* Lifetimes and cycles of the objects live at the end. */
 void hr_objects_finish(struct heap_replay *h);
+
+/* Bucket of heap_replay.lifetime_hist for a lifetime of V ns. */
+unsigned hr_lifetime_bucket(uint64_t v);
+
+/* heap_replay_spans.c: Span* and GoroutineStack* events. */
+int hr_span_event(struct heap_replay *h, const struct trace_event *e);
+int hr_stack_event(struct heap_replay *h, const struct trace_event *e);
 
 /* heap_replay_points.c */
 int hr_take_point(struct heap_replay *h, uint64_t t_ns);

@@ -13,11 +13,9 @@
 
 #include "analysis/heap_replay.h"
 #include "report.h"
-#include "analysis/report_html.h"
 #include "analysis/report_sections.h"
 
 #define DEFAULT_TOP 15
-#define PICTURE_TYPES 8
 
 struct report_opts {
 	const char *path;
@@ -54,6 +52,10 @@ void report_print_help(void)
 "        their objects the first GC after their allocation freed;\n"
 "      - retention: sites by the bytes of their objects alive after 2 GC\n"
 "        cycles or more (cycles are estimated from the sweeps' frees);\n"
+"      - lifetimes per site and per type, in time and in GC cycles;\n"
+"      - size classes per type: the slot sizes its objects got and the\n"
+"        bytes lost rounding requests up to them (exact for single\n"
+"        objects, bounds for arrays; tiny objects by their own size);\n"
 "      - heap and manual span pages and goroutine stacks.\n"
 "    A DIR is grouped by process (COMM-PID-TIME-SEQ.trace); the files of\n"
 "    one process are read in name order as one timeline.  Traces made with\n"
@@ -68,9 +70,12 @@ void report_print_help(void)
 "    --json\n"
 "        One JSON object on stdout instead of text (fields: README.md).\n"
 "    --html OUT\n"
-"        Also write OUT: a self-contained HTML page with the live heap\n"
-"        bytes of the top types over time (of the process with the most\n"
-"        events, when DIR holds several).\n"
+"        Also write OUT: a self-contained HTML page (no script, nothing\n"
+"        fetched) of the process with the most events: the live heap of\n"
+"        the top types over time with the GC cycles marked (hover for\n"
+"        the values), a flame graph of the allocation sites by bytes\n"
+"        (with --stacks), and tables of the leak suspects, top sites and\n"
+"        their lifetimes, garbage producers, retention, size classes.\n"
 "    --top N\n"
 "        Rows per table (default 15).  --json lists every type and\n"
 "        site and the top N call stacks.\n"
@@ -203,15 +208,6 @@ static int by_growth(const void *a, const void *b)
 	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
 	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
 	int c = larger_first(x->leak.growth_bytes, y->leak.growth_bytes);
-
-	return c ? c : strcmp(x->name, y->name);
-}
-
-static int by_peak(const void *a, const void *b)
-{
-	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
-	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
-	int c = larger_first(x->peak_live_bytes, y->peak_live_bytes);
 
 	return c ? c : strcmp(x->name, y->name);
 }
@@ -494,6 +490,8 @@ static void print_text(const struct report_proc *p,
 		free(ord);
 	}
 	report_print_cycles(h, o->top);
+	report_print_lifetimes(h, o->top);
+	report_print_sizes(h, o->top);
 
 	printf("\nSPANS AND GOROUTINE STACKS\n");
 	printf("  heap spans:   %llu pages at the end (%s), peak %llu; %llu allocated, %llu freed\n",
@@ -613,8 +611,10 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		report_json_str(t->name);
 		printf(",\"size\":%llu,", (unsigned long long)t->size);
 		json_counts(&t->c);
-		printf(",\"peak_live_bytes\":%llu}",
+		printf(",\"peak_live_bytes\":%llu,",
 		       (unsigned long long)t->peak_live_bytes);
+		report_json_life(&t->life);
+		putchar('}');
 	}
 	free(ord);
 	printf("],\"rate\":[");
@@ -634,6 +634,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 	       (unsigned long long)heap_replay_lifetime_pct(h, 90),
 	       (unsigned long long)heap_replay_lifetime_pct(h, 99));
 	report_json_cycles(h, top);
+	report_json_sizes(h);
 	printf(",\"checkpoints\":%zu,\"leak_suspects\":[", h->npoints);
 	ord = sorted(h, h->ntypes, by_growth);
 	for (i = 0, first = true; ord && i < h->ntypes; i++) {
@@ -670,6 +671,8 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		printf(",\"leak_suspect\":%s,", s->leak.suspect ? "true" :
 		       "false");
 		json_leak(&s->leak);
+		putchar(',');
+		report_json_life(&s->life);
 		putchar('}');
 	}
 	free(ord);
@@ -718,78 +721,6 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 	       (unsigned long long)h->anom.span_free_unknown,
 	       (unsigned long long)h->anom.stack_free_unknown,
 	       (unsigned long long)h->anom.no_stack);
-}
-
-/* ---- HTML ---- */
-
-static int write_picture(const struct report_proc *p, const char *out,
-			 unsigned top)
-{
-	const struct heap_replay *h = p->h;
-	size_t ns = h->ntypes < top ? h->ntypes : top, i, j, npt = h->npoints;
-	struct heap_series *series = calloc(ns + 1, sizeof(*series));
-	uint64_t **vals = calloc(ns + 1, sizeof(*vals));
-	uint64_t *total = calloc(npt + 1, sizeof(*total));
-	double *t = calloc(npt + 1, sizeof(*t));
-	struct heap_picture pic = { 0 };
-	uint32_t *ord = sorted(h, h->ntypes, by_peak);
-	char title[512];
-	int rc = -ENOMEM;
-
-	if (!series || !vals || !total || !t || !ord)
-		goto out;
-	while (ns && !h->types[ord[ns - 1]].peak_live_bytes)
-		ns--;
-	for (j = 0; j < npt; j++) {
-		t[j] = (double)h->points[j].t_ns / 1e9;
-		total[j] = h->points[j].live_bytes;
-	}
-	for (i = 0; i <= ns; i++) {
-		vals[i] = calloc(npt + 1, sizeof(**vals));
-		if (!vals[i])
-			goto out;
-		series[i].live_bytes = vals[i];
-	}
-	for (i = 0; i < ns; i++) {
-		series[i].name = h->types[ord[i]].name;
-		for (j = 0; j < npt; j++) {
-			const struct hr_point *pt = &h->points[j];
-
-			vals[i][j] = ord[i] < pt->ntypes ?
-				     pt->type_live_bytes[ord[i]] : 0;
-		}
-	}
-	/* What the top types leave: "other types". */
-	series[ns].name = "other types";
-	for (j = 0; j < npt; j++) {
-		uint64_t sum = 0;
-
-		for (i = 0; i < ns; i++)
-			sum += vals[i][j];
-		vals[ns][j] = total[j] > sum ? total[j] - sum : 0;
-	}
-	snprintf(title, sizeof(title), "%s (trace format go 1.%u)", p->name,
-		 h->format_version);
-	pic.title = title;
-	pic.npoints = npt;
-	pic.t_sec = t;
-	pic.nseries = ns + 1;
-	pic.series = series;
-	pic.total_live_bytes = total;
-	rc = report_html_write(&pic, out);
-	if (rc)
-		fprintf(stderr, "traceaf-bpf: %s: %s\n", out, strerror(-rc));
-out:
-	if (rc == -ENOMEM)
-		fprintf(stderr, "traceaf-bpf: out of memory\n");
-	for (i = 0; vals && i <= ns; i++)
-		free(vals[i]);
-	free(vals);
-	free(series);
-	free(total);
-	free(t);
-	free(ord);
-	return rc;
 }
 
 /* report --base OLD NEW. */
@@ -844,9 +775,7 @@ int report_main(int argc, char **argv)
 		for (i = 1; i < n; i++)
 			if (procs[i].h->events > procs[best].h->events)
 				best = i;
-		if (write_picture(&procs[best], o.html,
-				  o.top < PICTURE_TYPES ? o.top :
-				  PICTURE_TYPES))
+		if (report_page_write(&procs[best], o.html, o.top))
 			rc = 1;
 	}
 	report_procs_free(procs, n);

@@ -11,12 +11,14 @@
  */
 #include "report_sections.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/heap_replay.h"
+#include "analysis/report_html.h"
 
 /* One row: a site (stack's innermost frame) or, without stacks, a type. */
 struct cyc_row {
@@ -162,4 +164,61 @@ void report_json_cycles(const struct heap_replay *h, unsigned top)
 	       h->gc_cycles, h->gc_exact ? "true" : "false", HR_SURVIVED_CYCLES);
 	json_section(h, 0, top);
 	json_section(h, 1, top);
+}
+
+static const char *cyc_head[] = {
+	"site", "type", "bytes", "objects", "share of its bytes",
+};
+
+int report_html_cycles(const struct heap_replay *h, int which, unsigned top,
+		       struct html_table *t)
+{
+	struct cyc_row *rows = NULL;
+	size_t n, i, shown;
+	char b[32];
+	int rc = 0;
+
+	rows = cyc_rows(h, which, &n);
+	shown = n < top ? n : top;
+	if (!rows || html_table_init(t, 5, shown, true)) {
+		free(rows);
+		return -ENOMEM;
+	}
+	t->id = which ? "retention" : "garbage";
+	t->title = which ? "Retention" : "Garbage producers";
+	t->note = which ? "Sites (types, without stacks) by the bytes of their "
+			  "objects alive after 2 GC cycles or more: what the "
+			  "heap holds on to."
+			: "Sites (types, without stacks) by the bytes of their "
+			  "objects that the first GC after their allocation "
+			  "freed: what keeps the collector busy.";
+	t->head = cyc_head;
+	t->text_cols = 2;
+	t->bar_col = 4;
+	for (i = 0; i < shown && !rc; i++) {
+		const struct cyc_row *r = &rows[i];
+		double share = r->alloc_bytes ? (double)r->bytes /
+						(double)r->alloc_bytes : 0;
+
+		if (r->site) {
+			const struct stack_frame *f = &h->sites[r->site - 1].frame;
+
+			rc |= html_table_set(t, i, 0, "%s (%s:%u)", f->func,
+					     f->file, f->line);
+		} else {
+			rc |= html_table_set(t, i, 0, "-");
+		}
+		rc |= html_table_set(t, i, 1, "%s", row_type(h, r));
+		rc |= html_table_set(t, i, 2, "%s",
+				     report_human_bytes(r->bytes, b, sizeof(b)));
+		rc |= html_table_set(t, i, 3, "%" PRIu64, r->objects);
+		rc |= html_table_set(t, i, 4, "%.1f%%", 100 * share);
+		t->bar[i] = share;
+	}
+	free(rows);
+	if (rc) {
+		html_table_free(t);
+		return -ENOMEM;
+	}
+	return 0;
 }

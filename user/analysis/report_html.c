@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * report_html.c - the heap-over-time picture as one HTML page.
+ * report_html.c - the report as one HTML page: the heap-over-time chart
+ * here, the flame graph and tables in report_html_parts.c.
  *
- * The page is a line chart in inline SVG (one line per type, the total
- * dashed) above a table that is also the legend.  It has no script and
- * fetches nothing, so it opens from a mail attachment or a CI artifact as
- * it is.  Every string from the trace (type names, the title) goes
- * through html_text(): Go type names are full of '<', '>', '*', '[' and
- * '&' appears in generics.
+ * The chart is a line chart in inline SVG (one line per type, the total
+ * dashed) above a table that is also the legend.  A strip above the plot
+ * marks where each GC cycle began; a transparent band per time point
+ * carries, as its <title>, every series' value at that time, which the
+ * browser shows on hover.  The page has no script and fetches nothing,
+ * so it opens from a mail attachment or a CI artifact as it is.  Every
+ * string from the trace (type names, the title) goes through
+ * html_text(): Go type names are full of '<', '>', '*', '[' and '&'
+ * appears in generics.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,14 +21,17 @@
 #include <string.h>
 
 #include "util/atomic_file.h"
-#include "report_html.h"
+#include "analysis/report_html_impl.h"
 
 /* The chart in SVG user units; the page scales it to the window width. */
 #define CHART_W   1100.0
 #define CHART_H   460.0
 #define PLOT_L    86.0    /* room for "1023.5 MiB" */
 #define PLOT_R    24.0
-#define PLOT_T    16.0
+#define PLOT_T    34.0    /* the GC strip above the plot */
+#define GC_Y0     14.0
+#define GC_Y1     28.0
+#define GC_COLOUR "#d62728"
 #define PLOT_B    56.0    /* tick labels and the axis title */
 #define PLOT_W    (CHART_W - PLOT_L - PLOT_R)
 #define PLOT_H    (CHART_H - PLOT_T - PLOT_B)
@@ -41,7 +48,7 @@ static const char *const palette[] = {
 static const char *const dashes[] = { "", "8 4", "2 3", "10 3 2 3" };
 #define NDASHES (sizeof(dashes) / sizeof(dashes[0]))
 
-static void html_text(FILE *f, const char *s)
+void html_text(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -91,7 +98,7 @@ static const struct byte_unit *unit_for(double bytes)
 }
 
 /* "17.5 KiB": three significant digits at most, in the value's own unit. */
-static void print_bytes(FILE *f, double bytes)
+void html_bytes(FILE *f, double bytes)
 {
 	const struct byte_unit *u = unit_for(bytes);
 	double v = bytes / u->size;
@@ -280,6 +287,85 @@ static void print_points(FILE *f, const struct axes *a,
 	flush_column(f, a, pic, v, &c);
 }
 
+static uint64_t peak_of(const uint64_t *v, size_t n);
+
+/* One tick per GC cycle start, in the strip above the plot. */
+static void print_gc(FILE *f, const struct axes *a,
+		     const struct heap_picture *pic)
+{
+	size_t i;
+
+	if (!pic->ngc || !pic->gc_t_sec)
+		return;
+	fprintf(f, "<g id=\"gc-marks\" stroke=\"%s\" stroke-width=\"1.5\">"
+		   "<title>%zu GC cycles (%s)</title>\n",
+		GC_COLOUR, pic->ngc,
+		pic->gc_exact ? "the runtime's" : "estimated from the sweeps");
+	fprintf(f, "<text class=\"gclabel\" x=\"%.1f\" y=\"%.1f\">GC</text>\n",
+		PLOT_L - 8, GC_Y1 - 2);
+	for (i = 0; i < pic->ngc; i++) {
+		double t = pic->gc_t_sec[i], x;
+
+		if (!(t >= a->t0 && t <= a->t0 + a->t_span))
+			continue;
+		x = x_of(a, t);
+		fprintf(f, "<line class=\"gc\" x1=\"%.1f\" y1=\"%.1f\" "
+			   "x2=\"%.1f\" y2=\"%.1f\"><title>GC cycle %zu "
+			   "begins at %.3f s</title></line>\n",
+			x, GC_Y0, x, GC_Y1, i + 1, t);
+	}
+	fputs("</g>\n", f);
+}
+
+/*
+ * Hover bands: one per time point, as wide as the gap to its neighbours,
+ * whose title lists every series at that time.  Points closer than
+ * BAND_MIN_W units share one band (showing the last of them), so a trace
+ * with far more points than pixels does not give a page of titles.
+ */
+#define BAND_MIN_W 3.0
+
+static void print_band(FILE *f, const struct heap_picture *pic, size_t i,
+		       double l, double r)
+{
+	size_t s;
+
+	fprintf(f, "<rect class=\"band\" x=\"%.2f\" y=\"%.1f\" "
+		   "width=\"%.2f\" height=\"%.1f\"><title>%.3f s",
+		l, PLOT_T, r - l, PLOT_H, pic->t_sec[i]);
+	if (pic->total_live_bytes) {
+		fputs("\nall heap objects: ", f);
+		html_bytes(f, (double)pic->total_live_bytes[i]);
+	}
+	for (s = 0; s < pic->nseries; s++) {
+		fputc('\n', f);
+		html_text(f, pic->series[s].name);
+		fputs(": ", f);
+		html_bytes(f, (double)pic->series[s].live_bytes[i]);
+	}
+	fputs("</title></rect>\n", f);
+}
+
+static void print_bands(FILE *f, const struct axes *a,
+			const struct heap_picture *pic)
+{
+	double l = PLOT_L, r;
+	size_t i;
+
+	fputs("<g id=\"hover\">\n", f);
+	for (i = 0; i < pic->npoints; i++) {
+		double x = x_of(a, pic->t_sec[i]);
+
+		r = i + 1 < pic->npoints ?
+		    (x + x_of(a, pic->t_sec[i + 1])) / 2 : PLOT_L + PLOT_W;
+		if (r - l < BAND_MIN_W && i + 1 < pic->npoints)
+			continue;
+		print_band(f, pic, i, l, r);
+		l = r;
+	}
+	fputs("</g>\n", f);
+}
+
 static void print_line(FILE *f, const struct axes *a,
 		       const struct heap_picture *pic, const uint64_t *v,
 		       const char *name, const char *colour, const char *dash,
@@ -290,6 +376,10 @@ static void print_line(FILE *f, const struct axes *a,
 		fprintf(f, " stroke-dasharray=\"%s\"", dash);
 	fputs("><title>", f);
 	html_text(f, name);
+	fputs(": peak ", f);
+	html_bytes(f, (double)peak_of(v, pic->npoints));
+	fputs(", at the end ", f);
+	html_bytes(f, (double)v[pic->npoints - 1]);
 	fputs("</title>\n", f);
 	/* One point draws no line; show it as a dot. */
 	if (pic->npoints == 1)
@@ -326,21 +416,21 @@ static void print_legend_row(FILE *f, const struct heap_picture *pic,
 	fputs("/></svg></td><td class=\"name\">", f);
 	html_text(f, name);
 	fputs("</td><td>", f);
-	print_bytes(f, (double)v[0]);
+	html_bytes(f, (double)v[0]);
 	fputs("</td><td>", f);
-	print_bytes(f, (double)peak_of(v, n));
+	html_bytes(f, (double)peak_of(v, n));
 	fputs("</td><td>", f);
-	print_bytes(f, (double)v[n - 1]);
+	html_bytes(f, (double)v[n - 1]);
 	/* The change over the trace: what a leak shows first. */
 	fputs("</td><td>", f);
 	if (v[n - 1] == v[0]) {
 		fputs("none", f);
 	} else if (v[n - 1] > v[0]) {
 		fputc('+', f);
-		print_bytes(f, (double)(v[n - 1] - v[0]));
+		html_bytes(f, (double)(v[n - 1] - v[0]));
 	} else {
 		fputs("&minus;", f);
-		print_bytes(f, (double)(v[0] - v[n - 1]));
+		html_bytes(f, (double)(v[0] - v[n - 1]));
 	}
 	fputs("</td></tr>\n", f);
 }
@@ -365,6 +455,25 @@ static const char page_style[] =
 	"td.name,th.name{text-align:left;font-family:\"DejaVu Sans Mono\","
 	"monospace;max-width:520px;overflow-wrap:anywhere;}\n"
 	"p.empty{font-size:16px;color:#555;margin:40px 0;}\n"
+	".gclabel{font-size:12px;text-anchor:end;fill:#d62728;}\n"
+	".band{fill:#000;fill-opacity:0;}\n"
+	".band:hover{fill-opacity:0.07;}\n"
+	"h2{font-size:17px;font-weight:600;margin:26px 0 4px;}\n"
+	"p.note{color:#555;font-size:13px;margin:0 0 6px;max-width:1100px;}\n"
+	"table.data td.t{text-align:left;font-family:\"DejaVu Sans Mono\","
+	"monospace;max-width:460px;overflow-wrap:anywhere;}\n"
+	"table.data th.t{text-align:left;}\n"
+	"table.data td{white-space:nowrap;}\n"
+	"table.data td.t{white-space:normal;}\n"
+	"table.data tr:nth-child(even){background:#f6f6f6;}\n"
+	"td.bar{min-width:140px;}\n"
+	"td.bar span.b{display:inline-block;height:10px;background:#c0504d;"
+	"margin-right:6px;vertical-align:middle;}\n"
+	"svg.flame{width:100%;max-width:1100px;height:auto;display:block;}\n"
+	".flame rect{stroke:#fff;stroke-width:0.5;}\n"
+	".flame text{font-size:11px;fill:#222;pointer-events:none;"
+	"font-family:\"DejaVu Sans Mono\",monospace;}\n"
+	".flame g:hover rect{stroke:#000;stroke-width:1;}\n"
 	"</style>\n";
 
 static void print_chart(FILE *f, const struct heap_picture *pic)
@@ -378,6 +487,8 @@ static void print_chart(FILE *f, const struct heap_picture *pic)
 		   "aria-label=\"live heap bytes over time\">\n",
 		CHART_W, CHART_H);
 	print_grid(f, &a);
+	print_gc(f, &a, pic);
+	print_bands(f, &a, pic);
 	if (pic->total_live_bytes)
 		print_line(f, &a, pic, pic->total_live_bytes,
 			   "all heap objects", TOTAL_COLOUR, "6 4", "total");
@@ -404,6 +515,7 @@ static void print_chart(FILE *f, const struct heap_picture *pic)
 static void print_page(FILE *f, const struct heap_picture *pic)
 {
 	const char *title = pic->title ? pic->title : "heap over time";
+	size_t i;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	      "<meta charset=\"utf-8\">\n<title>Live heap: ", f);
@@ -413,6 +525,11 @@ static void print_page(FILE *f, const struct heap_picture *pic)
 	fputs("</head>\n<body>\n<h1>Live heap by type: ", f);
 	html_text(f, title);
 	fputs("</h1>\n", f);
+	if (pic->summary) {
+		fputs("<p class=\"sub\" id=\"summary\">", f);
+		html_text(f, pic->summary);
+		fputs("</p>\n", f);
+	}
 	if (!pic->npoints) {
 		fputs("<p class=\"empty\">No heap samples: the trace has no "
 		      "heap object events to draw.</p>\n", f);
@@ -426,6 +543,10 @@ static void print_page(FILE *f, const struct heap_picture *pic)
 			", and all heap objects (dashed)" : "");
 		print_chart(f, pic);
 	}
+	if (pic->nflame || pic->flame_note)
+		html_print_flame(f, pic);
+	for (i = 0; i < pic->ntables; i++)
+		html_print_table(f, &pic->tables[i]);
 	fputs("</body>\n</html>\n", f);
 }
 
@@ -433,6 +554,13 @@ static bool picture_is_valid(const struct heap_picture *pic)
 {
 	size_t i;
 
+	if ((pic->ngc && !pic->gc_t_sec) || (pic->nflame && !pic->flame) ||
+	    (pic->ntables && !pic->tables))
+		return false;
+	for (i = 0; i < pic->ntables; i++)
+		if (pic->tables[i].nrows && (!pic->tables[i].cells ||
+					     !pic->tables[i].head))
+			return false;
 	if (!pic->npoints)
 		return true;
 	if (!pic->t_sec || (pic->nseries && !pic->series))
@@ -440,6 +568,7 @@ static bool picture_is_valid(const struct heap_picture *pic)
 	for (i = 0; i < pic->nseries; i++)
 		if (!pic->series[i].live_bytes)
 			return false;
+
 	/* Time must not run backwards, or the lines double back. */
 	for (i = 1; i < pic->npoints; i++)
 		if (!(pic->t_sec[i] >= pic->t_sec[i - 1]))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report_sections.h - report sections kept out of report.c: the ones in
- * GC cycles (report_cycles.c) and the comparison of two runs
+ * GC cycles (report_cycles.c), lifetimes (report_lifetime.c), size
+ * classes (report_sizes.c) and the comparison of two runs
  * (report_diff.c).
  */
 #ifndef REPORT_SECTIONS_H
@@ -13,11 +14,48 @@
 
 struct heap_replay;
 struct report_proc;
+struct html_table;
 
 /* report.c's formatting, shared by its sections: "1.5 MiB"; a JSON
  * string with its quotes. */
 const char *report_human_bytes(uint64_t b, char *buf, size_t len);
 void report_json_str(const char *s);
+
+/* "3.1 ms"; site indexes by bytes allocated (malloc'd, NULL on
+ * failure). */
+const char *report_human_ns(uint64_t ns, char *buf, size_t len);
+uint32_t *report_sorted_sites(const struct heap_replay *h);
+
+/* LIFETIMES by site and by type (report_lifetime.c); one hr_life as the
+ * JSON member "lifetime":{...}; the most cycles a freed object survived
+ * (the low end of its bucket). */
+struct hr_life;
+void report_print_lifetimes(const struct heap_replay *h, unsigned top);
+void report_json_life(const struct hr_life *l);
+uint64_t report_life_max_cycles(const struct hr_life *l);
+
+/*
+ * The page's tables (report_page.c), each filled from the section's own
+ * rows: the top sites (types, without stacks) with their lifetimes;
+ * garbage producers (WHICH 0) or retention (1); size classes.  0 or
+ * -ENOMEM; the caller frees T with html_table_free.
+ */
+int report_html_lifetimes(const struct heap_replay *h, unsigned top,
+			  struct html_table *t);
+int report_html_cycles(const struct heap_replay *h, int which, unsigned top,
+		       struct html_table *t);
+int report_html_sizes(const struct heap_replay *h, unsigned top,
+		      struct html_table *t);
+
+/* The --html page of one process (report_page.c).  0 or 1 after a line
+ * on stderr. */
+int report_page_write(const struct report_proc *p, const char *out,
+		      unsigned top);
+
+/* SIZE CLASSES (report_sizes.c): text; the JSON member
+ * ,"size_classes":{...} (null for a --memprofilerate trace). */
+void report_print_sizes(const struct heap_replay *h, unsigned top);
+void report_json_sizes(const struct heap_replay *h);
 
 /* GARBAGE PRODUCERS and RETENTION, text; and as JSON members (each
  * starting with a comma) of a process object. */

@@ -61,11 +61,17 @@ int stack_sidecar_open(const char *trace_path, struct stack_sidecar **out);
  * The stack of the allocation whose HeapObjectAlloc event in the trace has
  * generation GEN, object ID ID and timestamp TS (the event's absolute
  * timestamp in trace ticks, as the parser reports it).  Returns 0 and sets
- * *STACK_ID, or -ENOENT if the sidecar has no stack for it (dropped, or an
- * object that existed before tracing began).
+ * *STACK_ID, -ENOENT if the sidecar has no stack for it (dropped, or an
+ * object that existed before tracing began), or -ENOMEM.  Only one
+ * generation's allocations are held: a lookup in another generation first
+ * decodes that one's, so lookups are fast generation after generation.
  */
-int stack_sidecar_lookup(const struct stack_sidecar *s, uint64_t gen,
+int stack_sidecar_lookup(struct stack_sidecar *s, uint64_t gen,
 			 uint64_t id, uint64_t ts, uint32_t *stack_id);
+
+/* Starts fetching what a lookup of (GEN, ID, TS) will read (GEN loaded). */
+void stack_sidecar_prefetch(const struct stack_sidecar *s, uint64_t gen,
+			    uint64_t id, uint64_t ts);
 
 /*
  * Frames of STACK_ID, innermost first (the allocating function's caller
@@ -83,7 +89,7 @@ void stack_sidecar_close(struct stack_sidecar *s);
 
 /*
  * The same from a sidecar's bytes in memory (tests, fuzzing): -EBADMSG if
- * they are malformed or end before the end record.  DATA is not kept.
+ * they are malformed or end before the end record.  DATA is copied.
  */
 int stack_sidecar_parse(const uint8_t *data, size_t len,
 			struct stack_sidecar **out);

@@ -11,9 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct u64_map_slot {
+	uint64_t key;     /* 0 = empty slot */
+	uint64_t val;
+};
+
 struct u64_map {
-	uint64_t *keys;   /* 0 = empty slot */
-	uint64_t *vals;
+	struct u64_map_slot *slots;
 	size_t cap;       /* power of two */
 	size_t len;
 };
@@ -25,6 +29,16 @@ void u64_map_free(struct u64_map *m);
 int u64_map_put(struct u64_map *m, uint64_t key, uint64_t val);
 bool u64_map_get(const struct u64_map *m, uint64_t key, uint64_t *val);
 bool u64_map_del(struct u64_map *m, uint64_t key);
+
+/*
+ * The value of KEY, inserted as 0 if missing (*FOUND says which): one
+ * probe where a get and a put would take two.  The pointer is good until
+ * the next insertion or deletion.  NULL for key 0 or on -ENOMEM.
+ */
+uint64_t *u64_map_ref(struct u64_map *m, uint64_t key, bool *found);
+
+/* Starts loading KEY's home slot into the cache (a lookup to come). */
+void u64_map_prefetch(const struct u64_map *m, uint64_t key);
 
 /* Iteration: for (i = 0; u64_map_next(m, &i, &k, &v);) */
 bool u64_map_next(const struct u64_map *m, size_t *iter, uint64_t *key,
