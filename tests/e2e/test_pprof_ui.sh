@@ -79,7 +79,10 @@ for case in 1.23: 1.27:-pie 1.27:-stripped-pie; do
 			fail "-disasm main.leak ($ver$flavour): no samples on the allocating CALL: $(head -n 20 <<<"$dis")"
 	fi
 	cycles=$(sed -n 's/^Comment: traceaf-bpf: .*, \([0-9]*\) GC cycles.*/\1/p' <<<"$raw")
-	summary+="go$ver$flavour: $map; GC cycles ${cycles:-?} estimated; "
+	# The tracer probes gcSweep: the comment counts the runtime's cycles.
+	grep -q "GC cycles (the runtime's)" <<<"$raw" ||
+		fail "pprof comment ($ver$flavour) does not count the runtime's GC cycles: $(grep -m1 'GC cycles' <<<"$raw")"
+	summary+="go$ver$flavour: $map; GC cycles ${cycles:-?} (the runtime's); "
 done
 
 diff=$(pprof_out "$GO" -top -sample_index=alloc_space -diff_base "$TMP/heap1.23.pb.gz" "$TMP/heap1.27-pie.pb.gz") ||
