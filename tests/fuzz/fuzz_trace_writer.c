@@ -14,7 +14,7 @@
  * timestamps), and the encoding: every batch <= 64 KiB with the
  * generation, one frequency and one info batch with their values, the
  * type table in ID order with names cut at 4096, each thread's events in
- * order with their arguments, and the length <= tw_gen_size_hint.
+ * order with their arguments, and the length > the event bytes.
  */
 #include "fuzz_common.h"
 #include "trace_decode.h"
@@ -300,7 +300,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (m.nev == 0) {
 		FUZZ_CHECK(len == 0 && buf == NULL);
 	} else {
-		FUZZ_CHECK(buf && len > 0 && len <= tw_gen_size_hint(g));
+		FUZZ_CHECK(buf && len > tw_gen_event_bytes(g));
 		check_encoding(&m, buf, len, &info);
 	}
 	free(buf);

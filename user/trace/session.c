@@ -375,6 +375,13 @@ static int new_generation(struct session *s, bool first)
 			    &s->info, s->last_ts / SESSION_TICK_NS);
 	if (!s->gen)
 		return -ENOMEM;
+	/*
+	 * Batches go to the file as they fill, so a generation (the attach
+	 * snapshot's above all) is never held whole.  After a failed write
+	 * the sink refuses them and they are dropped: the events are counted
+	 * lost at the cut.
+	 */
+	tw_gen_stream(s->gen, trace_sink_write_cb, s->sink);
 	s->gen_base = 0;
 	if (!trace_sink_at_file_start(s->sink))
 		return 0;
@@ -802,8 +809,6 @@ void session_stacks_close(struct session *s)
 int session_cut(struct session *s)
 {
 	uint64_t events, gen = 0;
-	uint8_t *buf = NULL;
-	size_t len = 0;
 	int rc;
 
 	if (!s->gen)
@@ -818,11 +823,11 @@ int session_cut(struct session *s)
 	if (s->sink_failed) {
 		rc = s->sink_error;
 	} else {
-		rc = tw_gen_encode(s->gen, &buf, &len);
+		/* A file that rotates at this cut is still the gen's own. */
 		gen = trace_sink_next_gen(s->sink);
+		rc = tw_gen_finish(s->gen);
 		if (rc == 0)
-			rc = trace_sink_write_gen(s->sink, buf, len);
-		free(buf);
+			rc = trace_sink_end_gen(s->sink);
 		if (rc) {
 			s->sink_failed = true;
 			s->sink_error = rc;
