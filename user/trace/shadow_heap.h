@@ -81,12 +81,13 @@
  * Memory bound (what shadow_heap_mem_bytes() reports: requested sizes plus
  * 16 bytes of malloc overhead per block; a test checks it against both the
  * formula and mallinfo2):
- *   0.125 bytes per slot of a live span (1 live bit; spans of <= 64 slots
+ *   0.125 bytes per slot of a live span (1 live bit; spans of <= 128 slots
  *   keep it inline),
  *   + 4 bytes per slot of a live span that has held a typed object,
- *   + 152 bytes per span (a 56-byte record in a table that doubles, so up to
- *     112 at the peak number of live spans, plus bitmap rounding and malloc
- *     overhead; the table starts at 256 entries and never shrinks),
+ *   + 152 bytes per span (a 64-byte record in a table that doubles, so up to
+ *     128 at the peak number of live spans, plus bitmap rounding and malloc
+ *     overhead; the table starts at 256 entries and never shrinks, and the
+ *     part of it never handed out is never touched, so in RSS it is 64),
  *   + the page map: 32 KiB per 64 MiB region and 16 KiB per 128 GiB region
  *     of address space that ever held a span (a Go heap is made of 64 MiB
  *     arenas, so this is 4 bytes per 8 KiB page of heap),
