@@ -420,6 +420,19 @@ int session_seed_object(struct session *s, uint64_t slot, uint64_t type_addr)
 	return rc < 0 ? rc : 0;
 }
 
+int session_seed_span_objects(struct session *s, uint64_t base,
+			       const uint8_t *bits, uint32_t nelems,
+			       uint32_t freeindex)
+{
+	int n;
+
+	/* --sample keeps objects one by one (alloc_sampled). */
+	if (s->sample > 1)
+		return -ENOTSUP;
+	n = shadow_heap_span_seed_live(s->heap, base, bits, nelems, freeindex);
+	return n < 0 ? -ENOTSUP : n;
+}
+
 int session_seed_stack(struct session *s, uint64_t lo, uint64_t hi)
 {
 	int rc = shadow_heap_stack_alloc(s->heap, lo, hi - lo);

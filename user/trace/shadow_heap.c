@@ -453,6 +453,51 @@ int shadow_heap_span_free(struct shadow_heap *h, uint64_t base)
 	return SH_OK;
 }
 
+int shadow_heap_span_seed_live(struct shadow_heap *h, uint64_t base,
+			       const uint8_t *alloc_bits, uint32_t nelems,
+			       uint32_t freeindex)
+{
+	uint32_t idx = span_at(h, base), i, nw = (nelems + 63) / 64;
+	size_t nbytes = ((size_t)nelems + 7) / 8;
+	struct sh_span *s;
+	uint64_t *w, n = 0;
+
+	if (!idx)
+		return -ENOENT;
+	s = &h->spans[idx];
+	/*
+	 * The runtime's nelems may be below ours: a span of scan objects of
+	 * <= 512 bytes keeps its heap bits at its end (mbitmap.go
+	 * heapBitsInSpan), so its last slots do not exist.  With nlive 0
+	 * every bit is clear, those slots' stay so.
+	 */
+	if (s->base != base || !nelems || nelems > s->nelems || s->nlive ||
+	    s->types)
+		return -ENOENT;
+	w = bits_of(s);
+	for (i = 0; i < nw; i++) {
+		size_t off = (size_t)i * 8;
+		uint64_t v = 0, lo = (uint64_t)i * 64;
+
+		/* Little-endian words: bit i of the bytes is bit i here. */
+		memcpy(&v, alloc_bits + off, nbytes - off < 8 ? nbytes - off : 8);
+		/* Below freeindex everything is allocated (mbitmap.go). */
+		if (freeindex >= lo + 64)
+			v = ~0ull;
+		else if (freeindex > lo)
+			v |= (1ull << (freeindex - lo)) - 1;
+		/* Bits past the last slot are not the span's. */
+		if (nelems < lo + 64)
+			v &= (1ull << (nelems - lo)) - 1;
+		w[i] = v;
+		n += (uint64_t)__builtin_popcountll(v);
+	}
+	s->nlive = (uint32_t)n;
+	h->live_objects += n;
+	h->stats.ops[SH_OP_OBJ_ALLOC] += n;
+	return (int)n;
+}
+
 int shadow_heap_obj_alloc(struct shadow_heap *h, uint64_t addr,
 			  uint32_t type_ref)
 {

@@ -181,6 +181,19 @@ int shadow_heap_span_alloc(struct shadow_heap *h, uint64_t base,
 			   uint64_t npages, uint32_t kindclass,
 			   uint64_t elemsize);
 int shadow_heap_span_free(struct shadow_heap *h, uint64_t base);
+/*
+ * The attach snapshot's objects of one heap span at once: slot i is live
+ * when i < freeindex or bit i of the runtime's allocBits is set (LSB
+ * first, nelems bits).  The same as shadow_heap_obj_alloc(slot, 0) for
+ * each live slot, at a word's cost instead of an object's: a 1 GiB heap
+ * of 64-byte objects is 16.8 M calls, all while the target is stopped.
+ * Returns the number of live slots, or -ENOENT when the span at base is
+ * not a fresh heap span of at least nelems slots without types (then the caller
+ * records its objects one by one).
+ */
+int shadow_heap_span_seed_live(struct shadow_heap *h, uint64_t base,
+			       const uint8_t *alloc_bits, uint32_t nelems,
+			       uint32_t freeindex);
 int shadow_heap_obj_alloc(struct shadow_heap *h, uint64_t addr,
 			  uint32_t type_ref);
 int shadow_heap_obj_free(struct shadow_heap *h, uint64_t addr);
