@@ -1046,6 +1046,84 @@ static void test_memory_returns_after_spans_die(void **state)
 	shadow_heap_free(h);
 }
 
+/* Seeding a span's bits at once is seeding its live slots one by one. */
+static void test_span_seed_live_is_the_objects_one_by_one(void **state)
+{
+	/* 16-byte spans of 512 slots (words), 1024-byte ones of 8 (inline);
+	 * nelems one short, as spans with heap bits at their end are. */
+	static const struct { uint32_t kc, size, npages, nelems, freeindex; } c[] = {
+		{ KC_16_SCAN, 16, 1, 504, 70 },
+		{ KC_16_SCAN, 16, 1, 512, 512 },
+		{ KC_48_SCAN, 48, 1, 170, 0 },
+		{ KC_1024_SCAN, 1024, 1, 8, 3 },
+	};
+	size_t k, i;
+
+	for (k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		struct shadow_heap *a = shadow_heap_new(0), *b = shadow_heap_new(0);
+		uint8_t bits[64];
+		struct objs oa, ob;
+		uint64_t want = 0;
+
+		/* A pattern, and garbage past the last slot. */
+		for (i = 0; i < sizeof(bits); i++)
+			bits[i] = (uint8_t)(0x5a ^ (i * 37));
+		assert_int_equal(shadow_heap_span_alloc(a, HEAP, c[k].npages,
+							c[k].kc, c[k].size), SH_OK);
+		assert_int_equal(shadow_heap_span_alloc(b, HEAP, c[k].npages,
+							c[k].kc, c[k].size), SH_OK);
+		for (i = 0; i < c[k].nelems; i++)
+			if (i < c[k].freeindex || (bits[i / 8] >> (i % 8) & 1)) {
+				assert_int_equal(shadow_heap_obj_alloc(
+					a, HEAP + i * c[k].size, 0), SH_OK);
+				want++;
+			}
+		assert_int_equal(shadow_heap_span_seed_live(b, HEAP, bits,
+							    c[k].nelems,
+							    c[k].freeindex),
+				 (int)want);
+		assert_int_equal(shadow_heap_live_objects(b), want);
+		oa = objects_of(a);
+		ob = objects_of(b);
+		assert_int_equal(oa.n, ob.n);
+		for (i = 0; i < oa.n; i++) {
+			assert_int_equal(oa.v[i].addr, ob.v[i].addr);
+			assert_int_equal(oa.v[i].type, ob.v[i].type);
+		}
+		assert_int_equal(shadow_heap_stats(b)->ops[SH_OP_OBJ_ALLOC], want);
+		/* The slots behave as allocated ones: a free finds them. */
+		if (want)
+			assert_int_equal(shadow_heap_obj_free(b, ob.v[0].addr),
+					 SH_OK);
+		/* Not fresh any more: the caller goes one by one. */
+		assert_int_equal(shadow_heap_span_seed_live(a, HEAP, bits,
+							    c[k].nelems, 0),
+				 want ? -ENOENT : 0);
+		/* More slots than the span has, or no span. */
+		assert_int_equal(shadow_heap_span_seed_live(
+					 b, HEAP + (1 << 20), bits, 1, 0), -ENOENT);
+		free(oa.v);
+		free(ob.v);
+		shadow_heap_free(a);
+		shadow_heap_free(b);
+	}
+	{
+		struct shadow_heap *h = shadow_heap_new(0);
+		uint8_t bits[8] = { 0xff };
+
+		assert_int_equal(shadow_heap_span_alloc(h, HEAP, 1, KC_1024_SCAN,
+							1024), SH_OK);
+		assert_int_equal(shadow_heap_span_seed_live(h, HEAP, bits, 9, 0),
+				 -ENOENT);
+		/* A span holding a typed object keeps its types: refused. */
+		assert_int_equal(shadow_heap_obj_alloc(h, HEAP, 5), SH_OK);
+		assert_int_equal(shadow_heap_obj_free(h, HEAP), SH_OK);
+		assert_int_equal(shadow_heap_span_seed_live(h, HEAP, bits, 8, 0),
+				 -ENOENT);
+		shadow_heap_free(h);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1077,6 +1155,7 @@ int main(void)
 		cmocka_unit_test(test_random_ops_match_reference_with_runtime_types),
 		cmocka_unit_test(test_memory_per_live_object_is_under_bound),
 		cmocka_unit_test(test_memory_returns_after_spans_die),
+		cmocka_unit_test(test_span_seed_live_is_the_objects_one_by_one),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

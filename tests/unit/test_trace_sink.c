@@ -273,6 +273,61 @@ static void test_sink_truncates_on_write_error(void **state)
 	trace_sink_close(s);
 }
 
+static void test_sink_cuts_a_streamed_generation_back_whole(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink *s = open_sink(f->dir, 0, 0);
+	struct trace_sink_stats st;
+	static uint8_t gen1[1000], part[700];
+	struct rlimit old;
+	char *names[2];
+	int i, rc = 0;
+
+	memset(gen1, 1, sizeof(gen1));
+	memset(part, 2, sizeof(part));
+	assert_int_equal(trace_sink_write_gen(s, gen1, sizeof(gen1)), 0);
+	/* The next generation streams in pieces: they reach the file now. */
+	assert_int_equal(trace_sink_append(s, part, sizeof(part)), 0);
+	assert_int_equal(trace_sink_append(s, part, sizeof(part)), 0);
+	assert_int_equal(list_traces(f->dir, names, 2), 1);
+	assert_int_equal(file_size(f->dir, names[0]), 1016 + 1400);
+	free_names(names, 1);
+	trace_sink_get_stats(s, &st);
+	assert_int_equal(st.gens_written, 1);  /* not whole yet */
+	/* The disk fills a few pieces later. */
+	limit_file_size(5000, &old);
+	for (i = 0; i < 10 && rc == 0; i++)
+		rc = trace_sink_append(s, part, sizeof(part));
+	setrlimit(RLIMIT_FSIZE, &old);
+	assert_int_equal(rc, -EFBIG);
+	assert_true(i > 2);
+	/* Back to the first generation, whatever the pieces that fitted. */
+	assert_int_equal(list_traces(f->dir, names, 2), 1);
+	assert_int_equal(file_size(f->dir, names[0]), 1016);
+	assert_int_equal(trace_sink_end_gen(s), -EFBIG);
+	assert_int_equal(trace_sink_append(s, part, sizeof(part)), -EFBIG);
+	trace_sink_get_stats(s, &st);
+	assert_int_equal(st.gens_written, 1);
+	assert_int_equal(st.bytes_written, 1016);
+	free_names(names, 1);
+	trace_sink_close(s);
+}
+
+static void test_sink_end_of_nothing_is_no_generation(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink *s = open_sink(f->dir, 0, 0);
+	struct trace_sink_stats st;
+	char *names[2];
+
+	assert_int_equal(trace_sink_end_gen(s), 0);
+	assert_true(trace_sink_at_file_start(s));
+	assert_int_equal(list_traces(f->dir, names, 2), 0);
+	trace_sink_get_stats(s, &st);
+	assert_int_equal(st.gens_written, 0);
+	trace_sink_close(s);
+}
+
 static void test_sink_removes_file_that_would_hold_only_the_header(void **state)
 {
 	struct fixture *f = *state;
@@ -600,6 +655,12 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_sink_truncates_on_write_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_sink_cuts_a_streamed_generation_back_whole, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_sink_end_of_nothing_is_no_generation, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			test_sink_removes_file_that_would_hold_only_the_header,
 			setup, teardown),

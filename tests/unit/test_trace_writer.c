@@ -109,7 +109,8 @@ static void decode(const uint8_t *buf, size_t len, uint64_t gen,
 static void encode(struct tw_gen *g, uint8_t **buf, size_t *len)
 {
 	assert_int_equal(tw_gen_encode(g, buf, len), 0);
-	assert_true(*len <= tw_gen_size_hint(g));
+	/* Every event byte, and a header per batch besides. */
+	assert_true(*len > tw_gen_event_bytes(g));
 }
 
 static void test_varint_roundtrip_max_u64(void **state)
@@ -320,7 +321,6 @@ static void test_empty_generation_encodes_to_nothing(void **state)
 	assert_int_equal(len, 0);
 	assert_null(buf);
 	assert_int_equal(tw_gen_events(g), 0);
-	assert_int_equal(tw_gen_size_hint(g), 0);
 	assert_int_equal(tw_gen_last_ts(g), 77);
 	tw_gen_free(g);
 }
@@ -505,6 +505,129 @@ static void test_many_threads_keep_their_own_batches(void **state)
 	tw_gen_free(g);
 }
 
+/* A streamed generation's output: every write, and all of it. */
+struct stream_out {
+	uint8_t *buf;
+	size_t len, cap;
+	size_t writes;
+	size_t fail_at;                  /* write number that fails; 0: none */
+	bool whole;                      /* every write was one whole batch */
+};
+
+static int stream_write(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct stream_out *o = ctx;
+	const uint8_t *p = buf;
+	struct td_batch b;
+
+	if (++o->writes == o->fail_at)
+		return -ENOSPC;
+	if (td_next_batch(&p, buf + len, &b) != 1 || p != buf + len ||
+	    len > 64 * 1024)
+		o->whole = false;
+	if (o->len + len > o->cap) {
+		o->cap = (o->len + len) * 2;
+		o->buf = realloc(o->buf, o->cap);
+		assert_non_null(o->buf);
+	}
+	memcpy(o->buf + o->len, buf, len);
+	o->len += len;
+	return 0;
+}
+
+/* Events of threads 1..3 and some types, the same into any generation. */
+static void fill(struct tw_gen *g, uint64_t n)
+{
+	uint64_t i, ty = tw_gen_define_type(g, 0x4000, 64, 8, "main.Node", 9);
+
+	assert_int_equal(ty, 1);
+	for (i = 0; i < n; i++)
+		assert_int_equal(tw_gen_event(g, 1 + i % 3,
+					      TW_EV_HEAP_OBJECT_ALLOC,
+					      1000 + i * 7, 0x100000 + i, ty,
+					      0),
+				 0);
+}
+
+static void test_stream_sends_full_batches_before_the_end(void **state)
+{
+	const uint64_t n = 300000;
+	struct stream_out o = { .whole = true };
+	struct tw_gen *g = tw_gen_new(3, 1000000000, &info, 0);
+	struct tw_gen *m = tw_gen_new(3, 1000000000, &info, 0);
+	struct decoded *d = malloc(sizeof(*d)), *dm = malloc(sizeof(*dm));
+	size_t before, mlen;
+	uint8_t *mbuf;
+
+	tw_gen_stream(g, stream_write, &o);
+	fill(g, n);
+	/* ~1.8 MB of events: all but the last batches written, not held. */
+	before = o.len;
+	assert_true(before > tw_gen_event_bytes(g) - 3 * 64 * 1024);
+	assert_true(o.writes >= tw_gen_event_bytes(g) / (64 * 1024) - 3);
+	assert_int_equal(tw_gen_finish(g), 0);
+	assert_true(o.whole);
+	/* The tables come at the end, after the last batches. */
+	decode(o.buf + before, o.len - before, 3, d);
+	assert_int_equal(d->freq_batches, 1);
+	assert_int_equal(d->info_batches, 1);
+	assert_int_equal(d->type_batches, 1);
+	assert_int_equal(d->event_batches, 3);
+	/* The whole stream is the generation tw_gen_encode gives. */
+	fill(m, n);
+	encode(m, &mbuf, &mlen);
+	assert_int_equal(mlen, o.len);
+	assert_memory_equal(mbuf, o.buf, mlen);
+	decode(o.buf, o.len, 3, d);
+	decode(mbuf, mlen, 3, dm);
+	assert_int_equal(d->events, n);
+	assert_true(d->thread_ts_monotonic);
+	assert_true(d->gens_ok);
+	assert_int_equal(d->min_ts, 1000);
+	/* No event after the end. */
+	assert_int_equal(tw_gen_event(g, 1, TW_EV_SPAN_FREE, 1 << 30, 1, 0, 0),
+			 -EINVAL);
+	/* A streamed generation has no buffer to hand out. */
+	free(mbuf);
+	assert_int_equal(tw_gen_encode(g, &mbuf, &mlen), -EINVAL);
+	assert_null(mbuf);
+	free(o.buf);
+	free(d);
+	free(dm);
+	tw_gen_free(g);
+	tw_gen_free(m);
+}
+
+static void test_stream_stops_at_the_first_failed_write(void **state)
+{
+	struct stream_out o = { .whole = true, .fail_at = 3 };
+	struct tw_gen *g = tw_gen_new(1, 1000000000, &info, 0);
+
+	tw_gen_stream(g, stream_write, &o);
+	/* Events keep being taken: the loss is told by tw_gen_finish. */
+	fill(g, 100000);
+	assert_int_equal(tw_gen_events(g), 100000);
+	assert_int_equal(tw_gen_finish(g), -ENOSPC);
+	/* Two batches went out, the third failed, none was tried after. */
+	assert_int_equal(o.writes, 3);
+	assert_true(o.whole);
+	assert_int_equal(tw_gen_finish(g), -ENOSPC);
+	free(o.buf);
+	tw_gen_free(g);
+}
+
+static void test_stream_of_no_events_writes_nothing(void **state)
+{
+	struct stream_out o = { .whole = true };
+	struct tw_gen *g = tw_gen_new(1, 1000000000, &info, 0);
+
+	tw_gen_stream(g, stream_write, &o);
+	assert_int_equal(tw_gen_define_type(g, 0x1000, 8, 0, "int", 3), 1);
+	assert_int_equal(tw_gen_finish(g), 0);
+	assert_int_equal(o.writes, 0);
+	tw_gen_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +644,9 @@ int main(void)
 		cmocka_unit_test(test_generation_has_frequency_and_info_batches),
 		cmocka_unit_test(test_invalid_events_are_rejected),
 		cmocka_unit_test(test_many_threads_keep_their_own_batches),
+		cmocka_unit_test(test_stream_sends_full_batches_before_the_end),
+		cmocka_unit_test(test_stream_stops_at_the_first_failed_write),
+		cmocka_unit_test(test_stream_of_no_events_writes_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

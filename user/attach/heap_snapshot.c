@@ -149,6 +149,17 @@ static int span_objects(const struct target *t, const struct snap_layout *sl,
 	uint64_t i, large_type = 0;
 	int rc = 0;
 
+	if (!typed && cb->span_objects && freeindex <= nelems) {
+		rc = cb->span_objects(cb->ctx, base, bits, (uint32_t)nelems,
+				      (uint32_t)freeindex);
+		if (rc >= 0) {
+			st->objects += (uint64_t)rc;
+			return 0;
+		}
+		if (rc != -ENOTSUP)
+			return rc;
+		rc = 0;
+	}
 	if (typed && small) {
 		/* One read of the span beats one per header word. */
 		mem = malloc(npages * GO_PAGE_SIZE);

@@ -23,6 +23,14 @@ struct heap_snapshot_cb {
 		    uint8_t alloc_type, uint8_t spanclass);
 	/* slot base; type_addr 0 where the runtime has no type for it. */
 	int (*object)(void *ctx, uint64_t slot, uint64_t type_addr);
+	/*
+	 * Optional: every object of a heap span whose objects have no type,
+	 * at once (allocBits, nelems bits; slots below freeindex are live
+	 * whatever their bit).  Returns how many are live, or -ENOTSUP to
+	 * have them passed to `object` one by one instead.
+	 */
+	int (*span_objects)(void *ctx, uint64_t base, const uint8_t *bits,
+			    uint32_t nelems, uint32_t freeindex);
 	int (*stack)(void *ctx, uint64_t lo, uint64_t hi);
 	void *ctx;
 };

@@ -3,10 +3,11 @@
  * trace_sink.c - rotating trace files for one traced process.
  *
  * A file is "<name>-<UTC yyyymmddThhmmssZ>-<seq>.trace", created at the
- * first generation written to it, and always holds the 16-byte header
- * followed by whole generations: a failed write is cut back, so every file
- * on disk parses.  Go's parsers refuse a file with no generation, so such
- * a file is never left behind.
+ * first bytes of the first generation written to it, and holds the
+ * 16-byte header followed by whole generations and, while one is being
+ * streamed, the part of it written so far: a failed write is cut back to
+ * the last whole generation, so every file left behind parses.  Go's
+ * parsers refuse a file with no generation, so such a file is removed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +38,8 @@ struct trace_sink {
 	unsigned keep_files;
 
 	int fd;                  /* current file, -1 when none is open */
-	uint64_t file_size;      /* bytes in the current file */
+	uint64_t file_size;      /* bytes of whole generations in the file */
+	uint64_t gen_bytes;      /* of the generation being written, after */
 	uint64_t file_gens;      /* generations in the current file */
 	unsigned seq;            /* of the last file name tried */
 	int err;                 /* sticky -errno once a write failed */
@@ -263,6 +265,7 @@ static void close_file(struct trace_sink *s)
 	s->fd = -1;
 	s->file_size = 0;
 	s->file_gens = 0;
+	s->gen_bytes = 0;
 }
 
 /* Forgets the newest created file (it was removed). */
@@ -389,7 +392,7 @@ static int fail(struct trace_sink *s, int err)
 	return err;
 }
 
-int trace_sink_write_gen(struct trace_sink *s, const uint8_t *buf, size_t len)
+int trace_sink_append(struct trace_sink *s, const uint8_t *buf, size_t len)
 {
 	int err;
 
@@ -405,26 +408,50 @@ int trace_sink_write_gen(struct trace_sink *s, const uint8_t *buf, size_t len)
 				TW_HEADER_LEN);
 		if (err)
 			return fail(s, err);
+		/* What a cut back keeps once a generation is whole. */
+		s->file_size = TW_HEADER_LEN;
 	}
 	err = write_all(s->fd, buf, len);
 	if (err)
 		return fail(s, err);
+	s->gen_bytes += len;
+	return 0;
+}
 
+/* The trace_writer output that streams a generation here. */
+int trace_sink_write_cb(void *sink, const uint8_t *buf, size_t len)
+{
+	return trace_sink_append(sink, buf, len);
+}
+
+int trace_sink_end_gen(struct trace_sink *s)
+{
+	if (s->err)
+		return s->err;
+	if (!s->gen_bytes)
+		return 0;
 	if (s->file_gens == 0) {
 		/* The file now holds a generation: it counts, and is kept. */
-		s->file_size = TW_HEADER_LEN;
 		s->st.files_written++;
 		s->st.bytes_written += TW_HEADER_LEN;
 		prune(s);
 	}
-	s->file_size += len;
+	s->file_size += s->gen_bytes;
+	s->st.bytes_written += s->gen_bytes;
+	s->gen_bytes = 0;
 	s->file_gens++;
-	s->st.bytes_written += len;
 	s->st.gens_written++;
 	/* Rotate at the generation boundary: the next one opens a file. */
 	if (s->rotate_size && s->file_size >= s->rotate_size)
 		close_file(s);
 	return 0;
+}
+
+int trace_sink_write_gen(struct trace_sink *s, const uint8_t *buf, size_t len)
+{
+	int err = trace_sink_append(s, buf, len);
+
+	return err ? err : trace_sink_end_gen(s);
 }
 
 void trace_sink_rotate(struct trace_sink *s)

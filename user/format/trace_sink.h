@@ -3,9 +3,10 @@
  * trace_sink.h - rotating trace files for one traced process.
  *
  * Owns: file naming, creation (O_EXCL|O_NOFOLLOW, 0640), the 16-byte header,
- * appending encoded generations whole, size-based rotation at generation
- * boundaries, keeping only the newest N files, and leaving every file valid
- * when a write fails (the file is cut back to its last whole generation).
+ * appending encoded generations (streamed a batch at a time, or whole),
+ * size-based rotation at generation boundaries, keeping only the newest N
+ * files, and leaving every file valid when a write fails (the file is cut
+ * back to its last whole generation).
  * Also which output directories are safe for a root process to write into
  * (trace_sink.c, open_output_dir, states the policy).
  */
@@ -54,14 +55,29 @@ int trace_sink_dirfd(const struct trace_sink *s);
 bool trace_sink_at_file_start(const struct trace_sink *s);
 
 /*
- * Appends one encoded generation.  Opens a new file first when
+ * Appends part of the generation being written (trace_writer streams its
+ * batches here as they fill).  Opens a new file first when
  * trace_sink_at_file_start() (files are created only here, so no file is
- * ever empty or header-only).  On a write error (ENOSPC, EIO...) the file is
- * truncated back to its previous length (removed if it held no generation),
- * the sink stops accepting writes, and -errno is returned, again by every
- * later call.  Empty generations (len 0) are not written.  keep_files is
- * applied once a new file holds its first generation.
+ * ever empty or header-only).  On a write error (ENOSPC, EIO...) the file
+ * is truncated back to its last whole generation (removed if it held
+ * none), the sink stops accepting writes, and -errno is returned, again by
+ * every later call.  A daemon killed meanwhile (SIGKILL) leaves the part
+ * written so far at the file's end, as the runtime's tracer would.
  */
+int trace_sink_append(struct trace_sink *s, const uint8_t *buf, size_t len);
+
+/* trace_sink_append as a trace_writer output (tw_write_fn; ctx: the sink). */
+int trace_sink_write_cb(void *sink, const uint8_t *buf, size_t len);
+
+/*
+ * The generation appended since the last call is whole: it counts, the
+ * file rotates when it reached rotate_size, and keep_files is applied once
+ * a new file holds its first generation.  Nothing appended: a no-op.
+ * Returns 0, or the sink's error after a failed write.
+ */
+int trace_sink_end_gen(struct trace_sink *s);
+
+/* One whole generation: trace_sink_append then trace_sink_end_gen. */
 int trace_sink_write_gen(struct trace_sink *s, const uint8_t *buf, size_t len);
 
 /*
@@ -73,7 +89,8 @@ const char *trace_sink_file_name(const struct trace_sink *s);
 
 /*
  * Ends the current file now (SIGUSR1): the next generation written opens a
- * new one.  The file already holds only whole generations, so it is
+ * new one.  Call it between generations (after trace_sink_end_gen, before
+ * the next append): the file then holds only whole generations and is
  * complete as it is.  No-op when no file is open.
  */
 void trace_sink_rotate(struct trace_sink *s);

@@ -20,8 +20,15 @@
  * experiment's info batch and type batches.  String and stack tables may be
  * absent: AllocFree events carry no string or stack IDs.
  *
- * Events are appended to per-thread byte buffers that already hold the
- * final batch data; encoding only prepends batch headers.  Nothing is
+ * Like the runtime's tracer (runtime/tracebuf.go traceBufFlush), a
+ * thread's batch goes out as soon as it is full, and what belongs to the
+ * whole generation (the frequency batch, the info batch, the type table:
+ * runtime/trace.go traceAdvance dumps its tables the same way) goes out
+ * at its end, after the batches still being filled.  The parsers read a
+ * generation whole before they use it, so the order of its batches
+ * matters only within one thread.  A generation so holds at most one
+ * batch per thread in memory, whatever its size; without an output
+ * (tw_gen_encode) the batches collect in one buffer instead.  Nothing is
  * allocated per event: buffers grow by doubling.
  */
 #include <errno.h>
@@ -55,20 +62,17 @@ enum {
 #define TYPE_NAME_MAX 4096
 #define TYPE_RECORD_MAX (5 * VARINT_MAX + TYPE_NAME_MAX)
 
-/* A batch of one thread: a slice of that thread's buffer. */
-struct tw_batch {
-	size_t off;
-	size_t len;
-	uint64_t base_ts;
-};
-
+/*
+ * One thread's batch being filled.  buf keeps BATCH_HDR_MAX bytes free in
+ * front of the data, so that the header goes there and the batch leaves
+ * in one write.
+ */
 struct tw_thread {
 	uint64_t id;
 	uint64_t last_ts;            /* of this thread's last event */
-	uint8_t *buf;                /* every batch's data, back to back */
-	size_t len, cap;
-	struct tw_batch *batches;    /* the last one is being filled */
-	size_t nbatches, batches_cap;
+	uint64_t base_ts;            /* of its batch: the first event's */
+	uint8_t *buf;
+	size_t len, cap;             /* len: data bytes after the header room */
 };
 
 struct tw_type {
@@ -90,6 +94,13 @@ struct tw_gen {
 	struct u64_map type_index;   /* type address -> index */
 	char *names;
 	size_t names_len, names_cap;
+
+	tw_write_fn write;           /* where whole batches go */
+	void *write_ctx;
+	int write_err;               /* the first failed write's */
+	bool finished;
+	uint8_t *mem;                /* without an output: what was written */
+	size_t mem_len, mem_cap;
 
 	uint64_t nevents;
 	uint64_t min_ts, max_ts;
@@ -129,6 +140,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t size,
 	return 0;
 }
 
+static int mem_write(void *ctx, const uint8_t *buf, size_t len);
+
 struct tw_gen *tw_gen_new(uint64_t gen, uint64_t freq,
 			  const struct tw_heap_info *info, uint64_t ts_floor)
 {
@@ -146,6 +159,8 @@ struct tw_gen *tw_gen_new(uint64_t gen, uint64_t freq,
 	g->freq = freq;
 	g->info = *info;
 	g->ts_floor = ts_floor;
+	g->write = mem_write;
+	g->write_ctx = g;
 	return g;
 }
 
@@ -155,10 +170,9 @@ void tw_gen_free(struct tw_gen *g)
 
 	if (!g)
 		return;
-	for (i = 0; i < g->nthreads; i++) {
+	for (i = 0; i < g->nthreads; i++)
 		free(g->threads[i].buf);
-		free(g->threads[i].batches);
-	}
+	free(g->mem);
 	free(g->threads);
 	u64_map_free(&g->thread_index);
 	free(g->types);
@@ -191,24 +205,75 @@ static struct tw_thread *thread_get(struct tw_gen *g, uint64_t id)
 	return &g->threads[i];
 }
 
-/* Makes room for one more event in t's current batch. */
+/* Writes a batch header; data of data_len bytes must follow. */
+static uint8_t *put_batch_header(uint8_t *p, int exp, uint64_t gen,
+				 uint64_t m, uint64_t ts, size_t data_len)
+{
+	if (exp) {
+		*p++ = EV_EXPERIMENTAL_BATCH;
+		*p++ = (uint8_t)exp;
+	} else {
+		*p++ = EV_EVENT_BATCH;
+	}
+	p = uvarint_put(p, gen);
+	p = uvarint_put(p, m);
+	p = uvarint_put(p, ts);
+	return uvarint_put(p, data_len);
+}
+
+/* Without an output the generation's bytes collect in g->mem. */
+static int mem_write(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct tw_gen *g = ctx;
+
+	if (grow((void **)&g->mem, &g->mem_cap, g->mem_len + len, 1,
+		 BATCH_MAX))
+		return -ENOMEM;
+	memcpy(g->mem + g->mem_len, buf, len);
+	g->mem_len += len;
+	return 0;
+}
+
+/*
+ * Hands a whole batch to the output.  After a failed write nothing more
+ * is written (the output cut its file back): the generation is lost, and
+ * tw_gen_finish says so.
+ */
+static void emit(struct tw_gen *g, const uint8_t *buf, size_t len)
+{
+	if (!g->write_err)
+		g->write_err = g->write(g->write_ctx, buf, len);
+}
+
+/* Sends t's batch, if it holds anything, and starts an empty one. */
+static void thread_flush(struct tw_gen *g, struct tw_thread *t)
+{
+	uint8_t hdr[BATCH_HDR_MAX], *start;
+	size_t hlen;
+
+	if (!t->len)
+		return;
+	hlen = (size_t)(put_batch_header(hdr, 0, g->gen, t->id, t->base_ts,
+					 t->len) - hdr);
+	/* The header goes right before the data: one write a batch. */
+	start = t->buf + BATCH_HDR_MAX - hlen;
+	memcpy(start, hdr, hlen);
+	emit(g, start, hlen + t->len);
+	t->len = 0;
+}
+
+/* Makes room for one more event in t's batch, sending it when full. */
 static int thread_reserve(struct tw_gen *g, struct tw_thread *t, uint64_t ts)
 {
-	struct tw_batch *b;
-
-	if (!t->nbatches ||
-	    t->batches[t->nbatches - 1].len + EVENT_MAX > BATCH_DATA_MAX) {
-		if (grow((void **)&t->batches, &t->batches_cap,
-			 t->nbatches + 1, sizeof(*t->batches), 4))
-			return -ENOMEM;
-		b = &t->batches[t->nbatches++];
-		b->off = t->len;
-		b->len = 0;
+	if (t->len + EVENT_MAX > BATCH_DATA_MAX)
+		thread_flush(g, t);
+	if (!t->len)
 		/* The first event's delta is then 0. */
-		b->base_ts = ts;
-	}
-	if (t->len + EVENT_MAX > t->cap &&
-	    grow((void **)&t->buf, &t->cap, t->len + EVENT_MAX, 1, 1024))
+		t->base_ts = ts;
+	/* Grows to BATCH_MAX at most: a thread's batch is all it keeps. */
+	if (BATCH_HDR_MAX + t->len + EVENT_MAX > t->cap &&
+	    grow((void **)&t->buf, &t->cap, BATCH_HDR_MAX + t->len + EVENT_MAX,
+		 1, 1024))
 		return -ENOMEM;
 	return 0;
 }
@@ -217,12 +282,11 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 		 uint64_t ts, uint64_t a, uint64_t b, uint64_t c)
 {
 	struct tw_thread *t;
-	struct tw_batch *bt;
 	uint8_t *p, *start;
 	unsigned nargs;
 	uint64_t prev;
 
-	if (ev < TW_EV_SPAN || ev > TW_EV_GOROUTINE_STACK_FREE)
+	if (ev < TW_EV_SPAN || ev > TW_EV_GOROUTINE_STACK_FREE || g->finished)
 		return -EINVAL;
 	/* NoThread (2^64-1) makes the parsers refuse the batch. */
 	if (thread == UINT64_MAX)
@@ -240,10 +304,9 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 		ts = t->last_ts;
 	if (thread_reserve(g, t, ts))
 		return -ENOMEM;
-	bt = &t->batches[t->nbatches - 1];
-	prev = bt->len ? t->last_ts : bt->base_ts;
+	prev = t->len ? t->last_ts : t->base_ts;
 
-	start = p = t->buf + t->len;
+	start = p = t->buf + BATCH_HDR_MAX + t->len;
 	*p++ = (uint8_t)ev;
 	p = uvarint_put(p, ts - prev);
 	nargs = ev_nargs[ev - TW_EV_SPAN];
@@ -252,7 +315,6 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 		p = uvarint_put(p, b);
 	if (nargs > 2)
 		p = uvarint_put(p, c);
-	bt->len += (size_t)(p - start);
 	t->len += (size_t)(p - start);
 	g->data_bytes += (size_t)(p - start);
 	t->last_ts = ts;
@@ -330,41 +392,6 @@ size_t tw_gen_event_bytes(const struct tw_gen *g)
 	return g->data_bytes;
 }
 
-size_t tw_gen_size_hint(const struct tw_gen *g)
-{
-	size_t n = 0, i;
-
-	if (!g->nevents)
-		return 0;
-	for (i = 0; i < g->nthreads; i++)
-		n += g->threads[i].nbatches * BATCH_HDR_MAX;
-	n += g->data_bytes;
-	/* Frequency and info batches. */
-	n += 2 * BATCH_HDR_MAX + 1 + VARINT_MAX + 1 + 4 * VARINT_MAX;
-	/* Type batches: records plus one header per (nearly) full batch. */
-	n += g->ntypes * 5 * VARINT_MAX + g->names_len;
-	n += (g->ntypes * 5 * VARINT_MAX + g->names_len) /
-		     (BATCH_DATA_MAX - TYPE_RECORD_MAX) * (BATCH_HDR_MAX + 1) +
-	     BATCH_HDR_MAX + 1;
-	return n;
-}
-
-/* Writes a batch header; data of data_len bytes must follow. */
-static uint8_t *put_batch_header(uint8_t *p, int exp, uint64_t gen,
-				 uint64_t m, uint64_t ts, size_t data_len)
-{
-	if (exp) {
-		*p++ = EV_EXPERIMENTAL_BATCH;
-		*p++ = (uint8_t)exp;
-	} else {
-		*p++ = EV_EVENT_BATCH;
-	}
-	p = uvarint_put(p, gen);
-	p = uvarint_put(p, m);
-	p = uvarint_put(p, ts);
-	return uvarint_put(p, data_len);
-}
-
 static size_t type_record_len(const struct tw_gen *g, size_t i)
 {
 	const struct tw_type *ty = &g->types[i];
@@ -375,13 +402,21 @@ static size_t type_record_len(const struct tw_gen *g, size_t i)
 }
 
 /* Writes the type table as AllocFree types batches. */
-static uint8_t *put_type_batches(uint8_t *p, const struct tw_gen *g,
-				 uint64_t ts)
+static void put_type_batches(struct tw_gen *g, uint64_t ts)
 {
 	/* Like the runtime, side batches belong to no thread. */
 	const uint64_t m = UINT64_MAX;
+	uint8_t *buf, *p;
 	size_t i = 0, j, data;
 
+	if (!g->ntypes)
+		return;
+	buf = malloc(BATCH_MAX);
+	if (!buf) {
+		if (!g->write_err)
+			g->write_err = -ENOMEM;
+		return;
+	}
 	while (i < g->ntypes) {
 		/* Take as many records as fit. */
 		data = 1;
@@ -392,7 +427,7 @@ static uint8_t *put_type_batches(uint8_t *p, const struct tw_gen *g,
 				break;
 			data += r;
 		}
-		p = put_batch_header(p, EXPERIMENT_ALLOC_FREE, g->gen, m, ts,
+		p = put_batch_header(buf, EXPERIMENT_ALLOC_FREE, g->gen, m, ts,
 				     data);
 		*p++ = ALLOC_FREE_TYPES_BATCH;
 		for (; i < j; i++) {
@@ -409,68 +444,78 @@ static uint8_t *put_type_batches(uint8_t *p, const struct tw_gen *g,
 				       ty->name_len);
 			p += ty->name_len;
 		}
+		emit(g, buf, (size_t)(p - buf));
 	}
-	return p;
+	free(buf);
 }
 
-int tw_gen_encode(const struct tw_gen *g, uint8_t **buf, size_t *len)
+void tw_gen_stream(struct tw_gen *g, tw_write_fn write, void *ctx)
+{
+	g->write = write;
+	g->write_ctx = ctx;
+}
+
+int tw_gen_finish(struct tw_gen *g)
 {
 	const uint64_t m = UINT64_MAX;
-	uint8_t tmp[1 + 4 * VARINT_MAX], *out, *p, *q;
+	uint8_t tmp[BATCH_HDR_MAX + 1 + 4 * VARINT_MAX], data[1 + 4 * VARINT_MAX];
+	uint8_t *p, *q;
 	uint64_t ts;
-	size_t i, k;
+	size_t i;
 
-	*buf = NULL;
-	*len = 0;
+	if (g->finished)
+		return g->write_err;
+	g->finished = true;
 	/* Go 1.23/1.24 refuse a generation without events. */
 	if (!g->nevents)
-		return 0;
-	out = malloc(tw_gen_size_hint(g));
-	if (!out)
-		return -ENOMEM;
+		return g->write_err;
+	/* The batches still being filled, each thread's last. */
+	for (i = 0; i < g->nthreads; i++)
+		thread_flush(g, &g->threads[i]);
 	/*
 	 * Side batches carry the generation's first timestamp: 1.25+ parsers
 	 * take the smallest batch time as the time of the generation's Sync.
 	 */
 	ts = g->min_ts;
-	p = out;
 
 	/* runtime/tracetime.go traceFrequency: a lone EvFrequency. */
-	q = tmp;
+	q = data;
 	*q++ = EV_FREQUENCY;
 	q = uvarint_put(q, g->freq);
-	p = put_batch_header(p, 0, g->gen, m, ts, (size_t)(q - tmp));
-	memcpy(p, tmp, (size_t)(q - tmp));
-	p += q - tmp;
+	p = put_batch_header(tmp, 0, g->gen, m, ts, (size_t)(q - data));
+	memcpy(p, data, (size_t)(q - data));
+	emit(g, tmp, (size_t)(p - tmp) + (size_t)(q - data));
 
 	/* runtime/traceallocfree.go traceSnapshotMemory: the info batch. */
-	q = tmp;
+	q = data;
 	*q++ = ALLOC_FREE_INFO_BATCH;
 	q = uvarint_put(q, g->info.min_page_heap_addr);
 	q = uvarint_put(q, g->info.page_size);
 	q = uvarint_put(q, g->info.min_heap_align);
 	q = uvarint_put(q, g->info.fixed_stack);
-	p = put_batch_header(p, EXPERIMENT_ALLOC_FREE, g->gen, m, ts,
-			     (size_t)(q - tmp));
-	memcpy(p, tmp, (size_t)(q - tmp));
-	p += q - tmp;
+	p = put_batch_header(tmp, EXPERIMENT_ALLOC_FREE, g->gen, m, ts,
+			     (size_t)(q - data));
+	memcpy(p, data, (size_t)(q - data));
+	emit(g, tmp, (size_t)(p - tmp) + (size_t)(q - data));
 
-	p = put_type_batches(p, g, ts);
+	put_type_batches(g, ts);
+	return g->write_err;
+}
 
-	/* Each thread's batches, in time order as the parser expects. */
-	for (i = 0; i < g->nthreads; i++) {
-		const struct tw_thread *t = &g->threads[i];
+int tw_gen_encode(struct tw_gen *g, uint8_t **buf, size_t *len)
+{
+	int rc;
 
-		for (k = 0; k < t->nbatches; k++) {
-			const struct tw_batch *b = &t->batches[k];
-
-			p = put_batch_header(p, 0, g->gen, t->id, b->base_ts,
-					     b->len);
-			memcpy(p, t->buf + b->off, b->len);
-			p += b->len;
-		}
-	}
-	*buf = out;
-	*len = (size_t)(p - out);
+	*buf = NULL;
+	*len = 0;
+	if (g->write != mem_write)
+		return -EINVAL;
+	rc = tw_gen_finish(g);
+	if (rc)
+		return rc;
+	*buf = g->mem;
+	*len = g->mem_len;
+	g->mem = NULL;
+	g->mem_len = g->mem_cap = 0;
 	return 0;
 }

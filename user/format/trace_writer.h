@@ -47,7 +47,14 @@ struct tw_heap_info {
 struct tw_gen;
 
 /*
- * Starts generation number `gen` (>= 1).  `freq` is timestamp units per
+ * Where a generation's bytes go: whole batches, in file order.  Returns 0
+ * or -errno; after an error the generation writes nothing more.
+ */
+typedef int (*tw_write_fn)(void *ctx, const uint8_t *buf, size_t len);
+
+/*
+ * Starts generation number `gen` (>= 1), kept in memory for tw_gen_encode
+ * until tw_gen_stream gives it an output.  `freq` is timestamp units per
  * second (1e9 for nanoseconds).  `ts_floor` is the smallest timestamp this
  * generation may carry (the previous generation's last one): earlier
  * timestamps are raised to it so that time never goes backwards.
@@ -86,16 +93,33 @@ uint64_t tw_gen_last_ts(const struct tw_gen *g);   /* largest ts written */
 /* Timestamp of the last event appended, as written: tw_gen_event raises
  * one below its thread's previous event to that one's. */
 uint64_t tw_gen_last_event_ts(const struct tw_gen *g);
-size_t tw_gen_size_hint(const struct tw_gen *g);   /* >= bytes encoded */
 /* Bytes of encoded event data so far: O(1), cheap after every event. */
 size_t tw_gen_event_bytes(const struct tw_gen *g);
 
 /*
- * Encodes the whole generation (event batches, frequency batch, AllocFree
- * info batch, types batches; every batch <= 64 KiB) into a malloc'd buffer.
- * A generation with no events encodes to nothing (*len = 0): Go 1.23/1.24
- * refuse empty generations.  Returns 0 or -ENOMEM.
+ * Sends the generation's batches to `write` as they fill (64 KiB at most
+ * each, the size the parsers accept) instead of keeping them: call it
+ * before the first event.  Then the generation holds one batch per thread
+ * whatever its length, as the runtime's tracer does.
  */
-int tw_gen_encode(const struct tw_gen *g, uint8_t **buf, size_t *len);
+void tw_gen_stream(struct tw_gen *g, tw_write_fn write, void *ctx);
+
+/*
+ * Ends the generation: writes each thread's last batch, then the
+ * frequency batch, the AllocFree info batch and the types batches (the
+ * parsers read a generation whole, so its tables may come last, as the
+ * runtime writes its stacks and strings).  A generation with no events
+ * writes nothing: Go 1.23/1.24 refuse empty generations.  No event may
+ * follow.  Returns 0, or the first write's error (then the generation is
+ * incomplete wherever it went), or -ENOMEM.
+ */
+int tw_gen_finish(struct tw_gen *g);
+
+/*
+ * For a generation without an output: tw_gen_finish, and the bytes it
+ * wrote in a malloc'd buffer (*len = 0 and *buf = NULL when it had no
+ * events).  Returns 0, -ENOMEM, or -EINVAL for a streamed generation.
+ */
+int tw_gen_encode(struct tw_gen *g, uint8_t **buf, size_t *len);
 
 #endif /* TRACE_WRITER_H */

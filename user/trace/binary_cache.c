@@ -163,6 +163,12 @@ static int seed_object(void *ctx, uint64_t slot, uint64_t type_addr)
 	return session_seed_object(ctx, slot, type_addr);
 }
 
+static int seed_span_objects(void *ctx, uint64_t base, const uint8_t *bits,
+			     uint32_t nelems, uint32_t freeindex)
+{
+	return session_seed_span_objects(ctx, base, bits, nelems, freeindex);
+}
+
 static int seed_stack(void *ctx, uint64_t lo, uint64_t hi)
 {
 	return session_seed_stack(ctx, lo, hi);
@@ -203,7 +209,10 @@ static void report_unprobed(struct tracer *t, const struct session *s,
 static void take_snapshot(struct tracer *t, struct session *s,
 			  const struct exec_info *ei)
 {
-	struct heap_snapshot_cb cb = { seed_span, seed_object, seed_stack, s };
+	struct heap_snapshot_cb cb = {
+		.span = seed_span, .object = seed_object,
+		.span_objects = seed_span_objects, .stack = seed_stack, .ctx = s,
+	};
 	struct heap_snapshot_stats st;
 	int verbose = t->opt->verbose;
 	struct frozen fz;

@@ -377,6 +377,13 @@ static int new_generation(struct session *s, bool first)
 			    &s->info, s->last_ts / SESSION_TICK_NS);
 	if (!s->gen)
 		return -ENOMEM;
+	/*
+	 * Batches go to the file as they fill, so a generation (the attach
+	 * snapshot's above all) is never held whole.  After a failed write
+	 * the sink refuses them and they are dropped: the events are counted
+	 * lost at the cut.
+	 */
+	tw_gen_stream(s->gen, trace_sink_write_cb, s->sink);
 	s->gen_base = 0;
 	if (!trace_sink_at_file_start(s->sink))
 		return 0;
@@ -413,6 +420,19 @@ int session_seed_object(struct session *s, uint64_t slot, uint64_t type_addr)
 	rc = shadow_heap_obj_alloc(s->heap, slot,
 				   session_type_ref_of(s, session_type_lookup(s, type_addr)));
 	return rc < 0 ? rc : 0;
+}
+
+int session_seed_span_objects(struct session *s, uint64_t base,
+			       const uint8_t *bits, uint32_t nelems,
+			       uint32_t freeindex)
+{
+	int n;
+
+	/* --sample keeps objects one by one (alloc_sampled). */
+	if (s->sample > 1)
+		return -ENOTSUP;
+	n = shadow_heap_span_seed_live(s->heap, base, bits, nelems, freeindex);
+	return n < 0 ? -ENOTSUP : n;
 }
 
 int session_seed_stack(struct session *s, uint64_t lo, uint64_t hi)
@@ -841,8 +861,6 @@ void session_stacks_close(struct session *s)
 int session_cut(struct session *s)
 {
 	uint64_t events, gen = 0;
-	uint8_t *buf = NULL;
-	size_t len = 0;
 	int rc;
 
 	if (!s->gen)
@@ -857,11 +875,11 @@ int session_cut(struct session *s)
 	if (s->sink_failed) {
 		rc = s->sink_error;
 	} else {
-		rc = tw_gen_encode(s->gen, &buf, &len);
+		/* A file that rotates at this cut is still the gen's own. */
 		gen = trace_sink_next_gen(s->sink);
+		rc = tw_gen_finish(s->gen);
 		if (rc == 0)
-			rc = trace_sink_write_gen(s->sink, buf, len);
-		free(buf);
+			rc = trace_sink_end_gen(s->sink);
 		if (rc) {
 			s->sink_failed = true;
 			s->sink_error = rc;

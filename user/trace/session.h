@@ -182,6 +182,12 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 int session_seed_span(struct session *s, uint64_t base, uint64_t npages,
 		      uint8_t alloc_type, uint8_t spanclass);
 int session_seed_object(struct session *s, uint64_t slot, uint64_t type_addr);
+/* A span's untyped objects at once (heap_snapshot_cb.span_objects): the
+ * count seeded, or -ENOTSUP to take them one by one (--sample, a span the
+ * shadow heap does not hold as fresh). */
+int session_seed_span_objects(struct session *s, uint64_t base,
+			      const uint8_t *bits, uint32_t nelems,
+			      uint32_t freeindex);
 int session_seed_stack(struct session *s, uint64_t lo, uint64_t hi);
 /*
  * --memprofilerate: a heap-profile sample the runtime held at attach

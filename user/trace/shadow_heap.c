@@ -10,7 +10,8 @@
  *              touches few leaves and each is used densely.
  *   spans      one table of struct sh_span, reused through a free list, so
  *              the page map holds 4-byte indices and no span is malloc'd.
- *   slots      a bitmap per span (inline in the span for <= 64 slots); a
+ *   slots      a bitmap per span (inline in the span for <= 128 slots, which
+ *              covers every size class of 64 bytes and up); a
  *              uint32 type per slot only once the span gets a typed object.
  *   fallback   objects allocated where no span is known, keyed by address;
  *              a second map counts them per page so that a new span can
@@ -32,7 +33,10 @@
 #define L1_LEN (1u << L1_BITS)
 #define L2_LEN (1u << L2_BITS)
 #define LEAF_LEN (1u << LEAF_BITS)
-#define MALLOC_OVERHEAD 16 /* what glibc adds per block, rounded up */
+#define MALLOC_OVERHEAD 16
+/* Slots whose live bits sit in the span record itself. */
+#define INLINE_WORDS 2
+#define INLINE_SLOTS (64 * INLINE_WORDS) /* what glibc adds per block, rounded up */
 
 _Static_assert(L1_BITS + L2_BITS + LEAF_BITS == PAGE_BITS,
 	       "page map must cover the address space");
@@ -43,11 +47,13 @@ struct sh_span {
 	uint32_t npages;
 	uint32_t kindclass;
 	uint32_t nelems;     /* 0: accepts no objects */
-	uint32_t nlive;
-	uint32_t divmul;     /* ceil(2^32 / elemsize); 0: divide */
-	uint32_t next_free;  /* free-list link while dead */
 	union {
-		uint64_t word;   /* nelems <= 64 */
+		uint32_t nlive;
+		uint32_t next_free;  /* free-list link while dead */
+	};
+	uint32_t divmul;     /* ceil(2^32 / elemsize); 0: divide */
+	union {
+		uint64_t word[INLINE_WORDS];   /* nelems <= INLINE_SLOTS */
 		uint64_t *words;
 	} bits;
 	uint32_t *types;     /* NULL until the span has a typed object */
@@ -148,7 +154,7 @@ static void map_set(struct shadow_heap *h, uint64_t pg, uint64_t end,
 
 static inline uint64_t *bits_of(struct sh_span *s)
 {
-	return s->nelems <= 64 ? &s->bits.word : s->bits.words;
+	return s->nelems <= INLINE_SLOTS ? s->bits.word : s->bits.words;
 }
 
 static inline size_t bitmap_bytes(uint32_t nelems)
@@ -216,7 +222,7 @@ static void span_kill(struct shadow_heap *h, uint32_t idx)
 
 	map_set(h, pg, pg + s->npages, 0);
 	h->live_objects -= s->nlive;
-	if (s->nelems > 64) {
+	if (s->nelems > INLINE_SLOTS) {
 		free(s->bits.words);
 		h->slot_bytes -= bitmap_bytes(s->nelems) + MALLOC_OVERHEAD;
 	}
@@ -244,7 +250,11 @@ static int span_reserve(struct shadow_heap *h)
 	n = realloc(h->spans, (size_t)ncap * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
-	memset(n + h->span_cap, 0, (size_t)(ncap - h->span_cap) * sizeof(*n));
+	/*
+	 * No memset of the new half: an entry is cleared when span_take hands
+	 * it out, and pages never touched stay out of the daemon's RSS (the
+	 * table of a 1 GiB heap's 135 k spans doubles to 262 k entries).
+	 */
 	h->spans = n;
 	h->span_cap = ncap;
 	return 0;
@@ -389,7 +399,7 @@ int shadow_heap_span_alloc(struct shadow_heap *h, uint64_t base,
 	rc = map_reserve(h, pg, end);
 	if (!rc)
 		rc = span_reserve(h);
-	if (!rc && nelems > 64) {
+	if (!rc && nelems > INLINE_SLOTS) {
 		words = calloc(1, bitmap_bytes(nelems));
 		if (!words)
 			rc = -ENOMEM;
@@ -441,6 +451,51 @@ int shadow_heap_span_free(struct shadow_heap *h, uint64_t base)
 		return fail(h, SH_ERR_SPAN_FREE_UNKNOWN);
 	span_kill(h, idx);
 	return SH_OK;
+}
+
+int shadow_heap_span_seed_live(struct shadow_heap *h, uint64_t base,
+			       const uint8_t *alloc_bits, uint32_t nelems,
+			       uint32_t freeindex)
+{
+	uint32_t idx = span_at(h, base), i, nw = (nelems + 63) / 64;
+	size_t nbytes = ((size_t)nelems + 7) / 8;
+	struct sh_span *s;
+	uint64_t *w, n = 0;
+
+	if (!idx)
+		return -ENOENT;
+	s = &h->spans[idx];
+	/*
+	 * The runtime's nelems may be below ours: a span of scan objects of
+	 * <= 512 bytes keeps its heap bits at its end (mbitmap.go
+	 * heapBitsInSpan), so its last slots do not exist.  With nlive 0
+	 * every bit is clear, those slots' stay so.
+	 */
+	if (s->base != base || !nelems || nelems > s->nelems || s->nlive ||
+	    s->types)
+		return -ENOENT;
+	w = bits_of(s);
+	for (i = 0; i < nw; i++) {
+		size_t off = (size_t)i * 8;
+		uint64_t v = 0, lo = (uint64_t)i * 64;
+
+		/* Little-endian words: bit i of the bytes is bit i here. */
+		memcpy(&v, alloc_bits + off, nbytes - off < 8 ? nbytes - off : 8);
+		/* Below freeindex everything is allocated (mbitmap.go). */
+		if (freeindex >= lo + 64)
+			v = ~0ull;
+		else if (freeindex > lo)
+			v |= (1ull << (freeindex - lo)) - 1;
+		/* Bits past the last slot are not the span's. */
+		if (nelems < lo + 64)
+			v &= (1ull << (nelems - lo)) - 1;
+		w[i] = v;
+		n += (uint64_t)__builtin_popcountll(v);
+	}
+	s->nlive = (uint32_t)n;
+	h->live_objects += n;
+	h->stats.ops[SH_OP_OBJ_ALLOC] += n;
+	return (int)n;
 }
 
 int shadow_heap_obj_alloc(struct shadow_heap *h, uint64_t addr,
@@ -829,7 +884,7 @@ void shadow_heap_free(struct shadow_heap *h)
 	for (i = 1; i <= h->span_used; i++) {
 		struct sh_span *s = &h->spans[i];
 
-		if (s->nelems > 64)
+		if (s->nelems > INLINE_SLOTS)
 			free(s->bits.words);
 		free(s->types);
 	}

@@ -137,13 +137,17 @@ replay_check() {
 	echo "$res"
 }
 
-# last_gen_offset FILE -> "OFFSET GENS COMPLETE": walks the batches of a Go
-# trace file ("go 1.2x trace" format: 16-byte header, then event batches
-# (byte 1) and experimental batches (byte 49), each [gen, M, ts, size] and
-# size bytes).  OFFSET is where the batches of the file's last generation
-# begin, GENS the number of generations seen, COMPLETE 1 iff the file ends
-# exactly at a batch boundary.  `head -c OFFSET FILE` keeps the whole
-# generations before the last one: for a file cut inside a write.
+# last_gen_offset FILE -> "OFFSET GENS COMPLETE ENDED": walks the batches of
+# a Go trace file ("go 1.2x trace" format: 16-byte header, then event
+# batches (byte 1) and experimental batches (byte 49), each [gen, M, ts,
+# size] and size bytes).  OFFSET is where the batches of the file's last
+# generation begin, GENS the number of generations seen, COMPLETE 1 iff the
+# file ends exactly at a batch boundary, ENDED 1 iff its last generation
+# holds its frequency batch (an event batch whose data starts with
+# EvFrequency, 8), which the tracer writes at a generation's end: a file
+# with COMPLETE 1 and ENDED 0 was cut between the batches of a generation
+# still being streamed.  `head -c OFFSET FILE` keeps the whole generations
+# before the last one: for a file cut inside a write.
 last_gen_offset() {
 	od -An -v -tu1 "$1" | awk '
 	{ for (i = 1; i <= NF; i++) b[n++] = $i }
@@ -158,10 +162,11 @@ last_gen_offset() {
 			else if (t != 1) { bad = 1; break }
 			g = uv(); uv(); uv(); sz = uv()
 			if (bad || p + sz > n) { bad = 1; break }
-			p += sz
 			if (g != last) { if (g > last) { gens++; off = start }; last = g }
+			if (t == 1 && sz > 0 && b[p] == 8) freq[g] = 1
+			p += sz
 		}
-		print off, gens, (bad ? 0 : 1)
+		print off, gens, (bad ? 0 : 1), (freq[last] ? 1 : 0)
 	}'
 }
 
