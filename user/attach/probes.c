@@ -174,7 +174,8 @@ static struct bpf_program *program_for(struct probes *p,
 
 /*
  * A site's BPF cookie: role and layout; an allocation site also the index
- * of its descriptor, after those earlier plans put in the alloc_sites map.
+ * of its descriptor, after those earlier plans put in the alloc_sites map;
+ * an ALLOC_ARGS probe the register it records the type from.
  */
 static __u64 site_cookie(const struct probes *p, const struct probe_site *s)
 {
@@ -182,6 +183,8 @@ static __u64 site_cookie(const struct probes *p, const struct probe_site *s)
 
 	if (s->role == TAF_PROBE_ALLOC_SITE)
 		c = TAF_COOKIE_WITH_SITE(c, p->nasites + s->aux);
+	else if (s->role == TAF_PROBE_ALLOC_ARGS)
+		c = TAF_COOKIE_WITH_SITE(c, s->aux);
 	return c;
 }
 
