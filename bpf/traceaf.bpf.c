@@ -591,6 +591,51 @@ struct {
 	__type(value, struct taf_caller);
 } alloc_callers SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TAF_MAX_LAYOUTS);
+	__type(key, __u32);
+	__type(value, struct taf_hot_callers);
+} alloc_hot SEC(".maps");
+
+/* The climb's window (TAF_CLIMB_WINDOW): too big for the BPF stack. */
+struct climb_window {
+	__u64 w[TAF_CLIMB_WINDOW / 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct climb_window);
+} climb_scratch SEC(".maps");
+
+/* The entry of the call returning to ret (a link address): 0, or -1. */
+static __always_inline int find_caller(__u32 layout, __u64 ret,
+				       struct taf_caller *out)
+{
+	struct taf_caller_key key = { .layout = layout, .ret = ret };
+	const struct taf_hot_callers *h = bpf_map_lookup_elem(&alloc_hot, &layout);
+	const struct taf_caller *c;
+	int i;
+
+	if (h) {
+		for (i = 0; i < TAF_HOT_CALLERS; i++) {
+			if (i >= h->n)
+				break;
+			if (h->ret[i] == ret) {
+				*out = h->val[i];
+				return 0;
+			}
+		}
+	}
+	c = bpf_map_lookup_elem(&alloc_callers, &key);
+	if (!c)
+		return -1;
+	*out = *c;
+	return 0;
+}
+
 /*
  * AX and the type register before a call whose callee loses its type
  * (ALLOC_ARGS), per goroutine and frame (struct taf_pending_key: R14 is g
@@ -712,6 +757,24 @@ static __always_inline int read_cval(struct pt_regs *ctx,
 	return -1;
 }
 
+/* read_cval, a slot read from the window (at wbase) when it lies there. */
+static __always_inline int read_cval_win(struct pt_regs *ctx,
+					 const struct taf_cval *c, __u64 caller_sp,
+					 __u64 bias, bool is_type, bool consume,
+					 const struct climb_window *win, __u64 wbase,
+					 __u64 *v)
+{
+	__u64 rel = caller_sp + (__s64)c->off - wbase;
+
+	if (win && c->kind == TAF_CVAL_STACK &&
+	    caller_sp + (__s64)c->off >= wbase &&
+	    rel + 8 <= TAF_CLIMB_WINDOW && !(rel & 7)) {
+		*v = win->w[(rel / 8) & (TAF_CLIMB_WINDOW / 8 - 1)];
+		return 0;
+	}
+	return read_cval(ctx, c, caller_sp, bias, is_type, consume, v);
+}
+
 /*
  * A type the call site passes on (TAF_CVAL_PASS): climb the frame
  * pointers until an entry says where the type is.  `callee` is the base
@@ -723,16 +786,17 @@ static __always_inline int read_cval(struct pt_regs *ctx,
  */
 static __always_inline int climb_type(struct pt_regs *ctx, __u64 callee,
 				      __u64 caller, const struct taf_cval *first,
+				      const struct climb_window *win, bool have_win,
 				      __u32 layout, __u64 bias, __u64 *type)
 {
-	struct taf_caller_key key = { .layout = layout };
 	struct taf_cval c = *first;
-	__u64 deref = 0, fr[2], v;
+	struct taf_caller e;
+	__u64 deref = 0, fr[2], v, base = callee;
 	bool have_deref = false;
 	int i;
 
 	for (i = 0; i < TAF_TYPE_HOPS; i++) {
-		const struct taf_caller *e;
+		__u64 rel = caller - base;
 
 		if (c.kind == TAF_CVAL_PASS_DEREF) {
 			if (have_deref)
@@ -743,20 +807,25 @@ static __always_inline int climb_type(struct pt_regs *ctx, __u64 callee,
 			break;
 		}
 		/* The caller's own frame: its BP and its return address. */
-		if (!caller || bpf_probe_read_user(fr, sizeof(fr), (void *)caller))
+		if (!caller)
 			return -1;
-		key.ret = fr[1] - bias;
-		e = bpf_map_lookup_elem(&alloc_callers, &key);
-		if (!e)
+		if (have_win && caller >= base && rel + 16 <= sizeof(win->w) && !(rel & 7)) {
+			fr[0] = win->w[(rel / 8) & (TAF_CLIMB_WINDOW / 8 - 1)];
+			fr[1] = win->w[(rel / 8 + 1) & (TAF_CLIMB_WINDOW / 8 - 1)];
+		} else if (bpf_probe_read_user(fr, sizeof(fr), (void *)caller)) {
 			return -1;
-		c = e->type;
+		}
+		if (find_caller(layout, fr[1] - bias, &e))
+			return -1;
+		c = e.type;
 		callee = caller;
 		caller = fr[0];
 	}
 	if (c.kind == TAF_CVAL_PASS || c.kind == TAF_CVAL_PASS_DEREF)
 		return -1;           /* more hops than TAF_TYPE_HOPS */
 	/* The SP of the frame that made the last call was callee + 16. */
-	if (read_cval(ctx, &c, callee + 16, bias, true, true, &v))
+	if (read_cval_win(ctx, &c, callee + 16, bias, true, true,
+			  have_win ? win : NULL, base, &v))
 		return -1;
 	if (have_deref && (!v || bpf_probe_read_user(&v, sizeof(v),
 						     (void *)(v + deref))))
@@ -801,41 +870,58 @@ int alloc_site(struct pt_regs *ctx)
 	hs = read_loc(ctx, &s->size, &win, &size);
 	ht = read_loc(ctx, &s->type, &win, &type);
 	if (hs || ht) {
-		struct taf_caller_key key = { .layout = s->layout };
-		const struct taf_caller *c;
+		struct taf_caller c;
 		__u64 ret = 0, ret_at = ctx->sp + (__s64)s->ret_off;
-		__u64 bias = ctx->ip - s->addr, fr[2];
+		__u64 bias = ctx->ip - s->addr;
+		struct climb_window *win;
+		bool have_win;
+		__u32 zero = 0;
 
-		if (!bpf_probe_read_user(&ret, sizeof(ret), (void *)ret_at)) {
-			key.ret = ret - bias;
-			c = bpf_map_lookup_elem(&alloc_callers, &key);
-			if (c) {
-				struct taf_cval ct = c->type;
-				bool tp = ht && ct.kind == TAF_CVAL_PENDING;
+		/*
+		 * The producer's frame, with mallocgc's and its callers'
+		 * above it, in one read when BP is the frame whose return
+		 * address is wanted ([BP] is then the caller's BP): the
+		 * climb reads its first frames from there, and slots of the
+		 * caller's frame (mallocgc's arguments, Go 1.24+) come from
+		 * it too: on a loaded machine each read costs about what a
+		 * hash lookup does.
+		 */
+		win = bpf_map_lookup_elem(&climb_scratch, &zero);
+		have_win = win && ctx->bp + 8 == ret_at &&
+			   !bpf_probe_read_user(win->w, sizeof(win->w), (void *)ctx->bp);
+		if (have_win)
+			ret = win->w[1];
+		else if (bpf_probe_read_user(&ret, sizeof(ret), (void *)ret_at))
+			ret = 0;
+		if (ret && !find_caller(s->layout, ret - bias, &c)) {
+			struct taf_cval ct = c.type;
+			bool tp = ht && ct.kind == TAF_CVAL_PENDING;
 
-				if (hs && c->size.kind == TAF_CVAL_BOUND) {
-					size = s->size_max;
-					hs = size ? 0 : -1;
-					flags |= hs ? 0 : TAF_ALLOC_F_SIZE_MAX;
-				} else if (hs) {
-					hs = read_cval(ctx, &c->size, ret_at + 8,
-						       bias, false, !tp, &size);
-				}
-				if (ht && (ct.kind == TAF_CVAL_PASS ||
-					   ct.kind == TAF_CVAL_PASS_DEREF)) {
-					/* The producer's frame must be the one
-					 * whose return address was read. */
-					ht = -1;
-					if (!bpf_probe_read_user(fr, sizeof(fr), (void *)ctx->bp) &&
-					    ctx->bp + 8 == ret_at)
-						ht = climb_type(ctx, ctx->bp, fr[0], &ct,
-								s->layout, bias, &type);
-					stat_inc(ht ? TAF_STAT_TYPE_CHAIN_MISS
-						    : TAF_STAT_TYPE_CHAIN);
-				} else if (ht) {
-					ht = read_cval(ctx, &ct, ret_at + 8,
-						       bias, true, true, &type);
-				}
+			if (hs && c.size.kind == TAF_CVAL_BOUND) {
+				size = s->size_max;
+				hs = size ? 0 : -1;
+				flags |= hs ? 0 : TAF_ALLOC_F_SIZE_MAX;
+			} else if (hs) {
+				hs = read_cval_win(ctx, &c.size, ret_at + 8,
+						   bias, false, !tp,
+						   have_win ? win : NULL,
+						   ctx->bp, &size);
+			}
+			if (ht && (ct.kind == TAF_CVAL_PASS ||
+				   ct.kind == TAF_CVAL_PASS_DEREF)) {
+				/* Only from the producer's own frame. */
+				ht = -1;
+				if (have_win)
+					ht = climb_type(ctx, ctx->bp, win->w[0], &ct,
+							win, have_win, s->layout,
+							bias, &type);
+				stat_inc(ht ? TAF_STAT_TYPE_CHAIN_MISS
+					    : TAF_STAT_TYPE_CHAIN);
+			} else if (ht) {
+				ht = read_cval_win(ctx, &ct, ret_at + 8,
+						   bias, true, true,
+						   have_win ? win : NULL,
+						   ctx->bp, &type);
 			}
 		}
 		if (hs) {

@@ -314,6 +314,24 @@ struct taf_caller {
 	struct taf_cval type;
 };
 
+/*
+ * The call sites nearly every climb passes (mallocgc's dispatch,
+ * makeslice's, newarray's... call of mallocgc), per layout in the
+ * `alloc_hot` map: found by a scan of a few words instead of a hash
+ * lookup each.  Also in alloc_callers, so a full array loses nothing.
+ */
+#define TAF_HOT_CALLERS 16
+struct taf_hot_callers {
+	__u64 ret[TAF_HOT_CALLERS];
+	struct taf_caller val[TAF_HOT_CALLERS];
+	__u32 n;
+	__u32 pad;
+};
+
+/* One read of the stack above the producer's frame serves the first
+ * frames of a climb (bytes from the producer's BP). */
+#define TAF_CLIMB_WINDOW 256
+
 /* TAF_REC_HEAP_ALLOC hdr.flags */
 #define TAF_ALLOC_F_NO_SIZE 1   /* size unknown (0) */
 #define TAF_ALLOC_F_NO_TYPE 2   /* type unknown (0); not the same as nil */

@@ -404,6 +404,64 @@ static int add_capture(struct plan_ctx *c, const struct as_caller *cv,
 }
 
 /*
+ * The runtime's functions whose calls of mallocgc (or of the next function
+ * down) nearly every table-dispatched allocation passes: their entries go
+ * in the plan's hot array first (TAF_HOT_CALLERS), then other runtime
+ * functions' PASS entries.
+ */
+static const char *const hot_funcs[] = {
+	"runtime.mallocgc", "runtime.makeslice", "runtime.newobject",
+	"runtime.newarray", "runtime.growslice", "runtime.rawstring",
+	"runtime.concatstrings", "runtime.rawbyteslice", "runtime.makeslicecopy",
+	"runtime.slicebytetostring", "internal/runtime/maps.newarray",
+	"internal/runtime/maps.newobject", "internal/runtime/maps.(*Map).growToSmall",
+	"runtime.convT", "runtime.convTnoptr",
+};
+
+static bool is_hot_func(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(hot_funcs) / sizeof(hot_funcs[0]); i++)
+		if (!strcmp(name, hot_funcs[i]))
+			return true;
+	return false;
+}
+
+static void add_hot(struct probe_plan *plan, const struct as_caller *a)
+{
+	struct probe_caller *h;
+
+	if (plan->nhot >= TAF_HOT_CALLERS)
+		return;
+	h = &plan->hot[plan->nhot++];
+	memset(h, 0, sizeof(*h));
+	h->ret = a->ret;
+	h->val.size = a->size;
+	h->val.type = a->type;
+}
+
+static bool is_pass(const struct as_caller *a)
+{
+	return a->type.kind == TAF_CVAL_PASS || a->type.kind == TAF_CVAL_PASS_DEREF;
+}
+
+/* The chain's entries worth a place in the hot array, best first. */
+static void pick_hot(struct probe_plan *plan, const struct as_caller *cv, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (is_hot_func(cv[i].func) && cv[i].type.kind != TAF_CVAL_PENDING)
+			add_hot(plan, &cv[i]);
+	for (i = 0; i < n; i++)
+		if (!is_hot_func(cv[i].func) && is_pass(&cv[i]) &&
+		    (!strncmp(cv[i].func, "runtime.", 8) ||
+		     !strncmp(cv[i].func, "internal/runtime/", 17)))
+			add_hot(plan, &cv[i]);
+}
+
+/*
  * Go 1.27's table dispatch: mallocgc passes its own type on (TAF_CVAL_PASS
  * entries from as_find_callers), so its callers, and theirs where they
  * pass their own argument on, are described for the site probe's climb.
@@ -421,6 +479,8 @@ static int plan_type_chains(struct plan_ctx *c, const struct as_env *env,
 	if (go_binary_find_func(c->bin, "runtime.mallocgc", &root.entry, &sz))
 		return 0;      /* PASS entries then end unresolved: flagged */
 	rc = as_find_type_chains(env, &root, 1, TAF_TYPE_HOPS, &cv, &ncv, &st);
+	if (rc == 0)
+		pick_hot(c->plan, cv, ncv);
 	for (i = 0; rc == 0 && i < ncv; i++) {
 		rc = add_caller(c->plan, &cv[i]);
 		if (!rc)
@@ -558,6 +618,8 @@ static int plan_alloc_sites(struct plan_ctx *c)
 			if (cv[i].size.kind == TAF_CVAL_NONE && cv[i].type.kind == TAF_CVAL_NONE)
 				continue;
 			chains |= cv[i].type.kind == TAF_CVAL_PASS;
+			if (cv[i].type.kind == TAF_CVAL_PASS)
+				add_hot(plan, &cv[i]);
 			rc = add_caller(plan, &cv[i]);
 			if (!rc)
 				rc = add_capture(c, &cv[i], &pre, &npre, &cappre);
@@ -611,6 +673,7 @@ int probe_plan_build(const struct go_binary *bin, struct probe_plan *plan,
 		plan->funcs = 0;
 		plan->nasites = plan->ncallers = 0;
 		plan->alloc_anchored = plan->alloc_fallback = 0;
+		plan->nhot = 0;
 		err[0] = '\0';
 		c.enter_role = TAF_PROBE_ALLOC_ENTER;
 		c.exit_role = TAF_PROBE_ALLOC_EXIT;

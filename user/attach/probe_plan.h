@@ -58,6 +58,9 @@ struct probe_plan {
 	 * functions that pass a type on, calls given an ALLOC_ARGS probe,
 	 * calls left undescribed. */
 	unsigned chain_passers, chain_captured, chain_unknown;
+	/* The callers most climbs pass, also in callers[] (alloc_hot). */
+	struct probe_caller hot[TAF_HOT_CALLERS];
+	unsigned nhot;
 	bool sampled;              /* probe_plan_build_sampled's plan */
 };
 

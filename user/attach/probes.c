@@ -249,6 +249,21 @@ static int load_alloc_maps(struct probes *p, const struct probe_plan *plan,
 		if (bpf_map_update_elem(sfd, &idx, &a, BPF_ANY))
 			goto fail;
 	}
+	if (plan->nhot) {
+		int hfd = bpf_map__fd(p->skel->maps.alloc_hot);
+		struct taf_hot_callers h;
+		__u32 idx = (__u32)p->last_layout;
+		unsigned k;
+
+		memset(&h, 0, sizeof(h));
+		for (k = 0; k < plan->nhot && k < TAF_HOT_CALLERS; k++) {
+			h.ret[k] = plan->hot[k].ret;
+			h.val[k] = plan->hot[k].val;
+		}
+		h.n = k;
+		if (bpf_map_update_elem(hfd, &idx, &h, BPF_ANY))
+			goto fail;
+	}
 	i = load_callers_batched(cfd, p->last_layout, plan);
 	for (; i < plan->ncallers; i++) {
 		struct taf_caller_key k = { .layout = (__u32)p->last_layout,
