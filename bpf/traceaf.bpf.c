@@ -605,17 +605,66 @@ struct {
 	__type(value, struct taf_caller);
 } alloc_callers SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TAF_MAX_LAYOUTS);
+	__type(key, __u32);
+	__type(value, struct taf_hot_callers);
+} alloc_hot SEC(".maps");
+
+/* The climb's window (TAF_CLIMB_WINDOW): too big for the BPF stack. */
+struct climb_window {
+	__u64 w[TAF_CLIMB_WINDOW / 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct climb_window);
+} climb_scratch SEC(".maps");
+
+/* The entry of the call returning to ret (a link address): 0, or -1. */
+static __always_inline int find_caller(__u32 layout, __u64 ret,
+				       struct taf_caller *out)
+{
+	struct taf_caller_key key = { .layout = layout, .ret = ret };
+	const struct taf_hot_callers *h = bpf_map_lookup_elem(&alloc_hot, &layout);
+	const struct taf_caller *c;
+	int i;
+
+	if (h) {
+		for (i = 0; i < TAF_HOT_CALLERS; i++) {
+			if (i >= h->n)
+				break;
+			if (h->ret[i] == ret) {
+				*out = h->val[i];
+				return 0;
+			}
+		}
+	}
+	c = bpf_map_lookup_elem(&alloc_callers, &key);
+	if (!c)
+		return -1;
+	*out = *c;
+	return 0;
+}
+
 /*
- * AX and BX before a producer call (ALLOC_ARGS), per goroutine (R14 is g
- * in Go's register ABI).  Not per thread: the callee's prologue can call
- * morestack, which can preempt the goroutine and resume it on another
- * thread, where a per-thread slot would hold that goroutine's values of
- * an earlier call and give the allocation an earlier type (seen on Go
- * 1.27: reflect.New of an 8-byte type named as the 32-byte type of the
- * call before).  Every site that reads this is reached only through its
- * own ALLOC_ARGS probe, so a goroutine's entry is always its latest; an
- * entry evicted meanwhile (LRU: dead goroutines age out) is a miss, and
- * the record goes out flagged instead of wrong.
+ * AX and the type register before a call whose callee loses its type
+ * (ALLOC_ARGS), per goroutine and frame (struct taf_pending_key: R14 is g
+ * in Go's register ABI; the depth of the calling frame on the goroutine's
+ * stack).  Not per thread: the callee's prologue can call morestack,
+ * which can preempt the goroutine and resume it on another thread, where
+ * a per-thread slot would hold that goroutine's values of an earlier call
+ * and give the allocation an earlier type (seen on Go 1.27: reflect.New
+ * of an 8-byte type named as the 32-byte type of the call before).  Per
+ * frame, so that a capture deeper in the same allocation's path (the
+ * callee allocating something else first) cannot stand for this one.
+ * Taken when read (one allocation per capture): an entry left by a call
+ * whose probe missed the next one is never read for it, the record goes
+ * out flagged instead of wrong; an entry evicted (LRU: dead goroutines
+ * age out) is such a miss too.
  */
 struct pending_val {
 	__u64 size;
@@ -625,9 +674,21 @@ struct pending_val {
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
-	__type(key, __u64);
+	__type(key, struct taf_pending_key);
 	__type(value, struct pending_val);
 } alloc_pending SEC(".maps");
+
+/* g.stack.hi - sp, 0 if unknown (the frame key of alloc_pending). */
+static __always_inline __u64 depth_of(struct pt_regs *ctx, __u64 sp)
+{
+	const struct taf_layout *l = layout_of(ctx);
+	__u64 hi = 0;
+
+	if (!l || bpf_probe_read_user(&hi, sizeof(hi),
+				      (void *)(ctx->r14 + l->g_stack_hi)))
+		return 0;
+	return hi > sp ? hi - sp : 0;
+}
 
 static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
 {
@@ -674,12 +735,14 @@ static __always_inline int read_loc(struct pt_regs *ctx,
 	return 0;
 }
 
+/* consume: the last read of this capture (it is taken). */
 static __always_inline int read_cval(struct pt_regs *ctx,
 				     const struct taf_cval *c, __u64 caller_sp,
-				     __u64 bias, bool is_type, __u64 *v)
+				     __u64 bias, bool is_type, bool consume,
+				     __u64 *v)
 {
+	struct taf_pending_key key;
 	struct pending_val *p;
-	__u64 g;
 
 	switch (c->kind) {
 	case TAF_CVAL_CONST:
@@ -693,14 +756,96 @@ static __always_inline int read_cval(struct pt_regs *ctx,
 		return bpf_probe_read_user(v, sizeof(*v),
 					   (void *)(c->val + bias)) ? -1 : 0;
 	case TAF_CVAL_PENDING:
-		g = ctx->r14;
-		p = bpf_map_lookup_elem(&alloc_pending, &g);
-		if (!p)
+		key.g = ctx->r14;
+		key.depth = depth_of(ctx, caller_sp);
+		p = bpf_map_lookup_elem(&alloc_pending, &key);
+		if (!key.depth || !p)
 			return -1;
 		*v = is_type ? p->type : p->size;
+		if (consume)
+			bpf_map_delete_elem(&alloc_pending, &key);
+		if (is_type)
+			stat_inc(TAF_STAT_TYPE_CAPTURED);
 		return 0;
 	}
 	return -1;
+}
+
+/* read_cval, a slot read from the window (at wbase) when it lies there. */
+static __always_inline int read_cval_win(struct pt_regs *ctx,
+					 const struct taf_cval *c, __u64 caller_sp,
+					 __u64 bias, bool is_type, bool consume,
+					 const struct climb_window *win, __u64 wbase,
+					 __u64 *v)
+{
+	__u64 rel = caller_sp + (__s64)c->off - wbase;
+
+	if (win && c->kind == TAF_CVAL_STACK &&
+	    caller_sp + (__s64)c->off >= wbase &&
+	    rel + 8 <= TAF_CLIMB_WINDOW && !(rel & 7)) {
+		*v = win->w[(rel / 8) & (TAF_CLIMB_WINDOW / 8 - 1)];
+		return 0;
+	}
+	return read_cval(ctx, c, caller_sp, bias, is_type, consume, v);
+}
+
+/*
+ * A type the call site passes on (TAF_CVAL_PASS): climb the frame
+ * pointers until an entry says where the type is.  `callee` is the base
+ * of the frame the described call made, `caller` the base of the frame
+ * that made it ([callee] holds it, [callee + 8] is the call's return
+ * address).  Every frame on the way must be described: a return address
+ * without an entry ends the climb unresolved, never at some outer
+ * frame's type.
+ */
+static __always_inline int climb_type(struct pt_regs *ctx, __u64 callee,
+				      __u64 caller, const struct taf_cval *first,
+				      const struct climb_window *win, bool have_win,
+				      __u32 layout, __u64 bias, __u64 *type)
+{
+	struct taf_cval c = *first;
+	struct taf_caller e;
+	__u64 deref = 0, fr[2], v, base = callee;
+	bool have_deref = false;
+	int i;
+
+	for (i = 0; i < TAF_TYPE_HOPS; i++) {
+		__u64 rel = caller - base;
+
+		if (c.kind == TAF_CVAL_PASS_DEREF) {
+			if (have_deref)
+				return -1;   /* the plan makes chains of one */
+			have_deref = true;
+			deref = (__u64)(__s64)c.off;
+		} else if (c.kind != TAF_CVAL_PASS) {
+			break;
+		}
+		/* The caller's own frame: its BP and its return address. */
+		if (!caller)
+			return -1;
+		if (have_win && caller >= base && rel + 16 <= sizeof(win->w) && !(rel & 7)) {
+			fr[0] = win->w[(rel / 8) & (TAF_CLIMB_WINDOW / 8 - 1)];
+			fr[1] = win->w[(rel / 8 + 1) & (TAF_CLIMB_WINDOW / 8 - 1)];
+		} else if (bpf_probe_read_user(fr, sizeof(fr), (void *)caller)) {
+			return -1;
+		}
+		if (find_caller(layout, fr[1] - bias, &e))
+			return -1;
+		c = e.type;
+		callee = caller;
+		caller = fr[0];
+	}
+	if (c.kind == TAF_CVAL_PASS || c.kind == TAF_CVAL_PASS_DEREF)
+		return -1;           /* more hops than TAF_TYPE_HOPS */
+	/* The SP of the frame that made the last call was callee + 16. */
+	if (read_cval_win(ctx, &c, callee + 16, bias, true, true,
+			  have_win ? win : NULL, base, &v))
+		return -1;
+	if (have_deref && (!v || bpf_probe_read_user(&v, sizeof(v),
+						     (void *)(v + deref))))
+		return -1;
+	*type = v;
+	return 0;
 }
 
 /*
@@ -739,21 +884,58 @@ int alloc_site(struct pt_regs *ctx)
 	hs = read_loc(ctx, &s->size, &win, &size);
 	ht = read_loc(ctx, &s->type, &win, &type);
 	if (hs || ht) {
-		struct taf_caller_key key = { .layout = s->layout };
-		const struct taf_caller *c;
+		struct taf_caller c;
 		__u64 ret = 0, ret_at = ctx->sp + (__s64)s->ret_off;
 		__u64 bias = ctx->ip - s->addr;
+		struct climb_window *win;
+		bool have_win;
+		__u32 zero = 0;
 
-		if (!bpf_probe_read_user(&ret, sizeof(ret), (void *)ret_at)) {
-			key.ret = ret - bias;
-			c = bpf_map_lookup_elem(&alloc_callers, &key);
-			if (c) {
-				if (hs)
-					hs = read_cval(ctx, &c->size, ret_at + 8,
-						       bias, false, &size);
-				if (ht)
-					ht = read_cval(ctx, &c->type, ret_at + 8,
-						       bias, true, &type);
+		/*
+		 * The producer's frame, with mallocgc's and its callers'
+		 * above it, in one read when BP is the frame whose return
+		 * address is wanted ([BP] is then the caller's BP): the
+		 * climb reads its first frames from there, and slots of the
+		 * caller's frame (mallocgc's arguments, Go 1.24+) come from
+		 * it too: on a loaded machine each read costs about what a
+		 * hash lookup does.
+		 */
+		win = bpf_map_lookup_elem(&climb_scratch, &zero);
+		have_win = win && ctx->bp + 8 == ret_at &&
+			   !bpf_probe_read_user(win->w, sizeof(win->w), (void *)ctx->bp);
+		if (have_win)
+			ret = win->w[1];
+		else if (bpf_probe_read_user(&ret, sizeof(ret), (void *)ret_at))
+			ret = 0;
+		if (ret && !find_caller(s->layout, ret - bias, &c)) {
+			struct taf_cval ct = c.type;
+			bool tp = ht && ct.kind == TAF_CVAL_PENDING;
+
+			if (hs && c.size.kind == TAF_CVAL_BOUND) {
+				size = s->size_max;
+				hs = size ? 0 : -1;
+				flags |= hs ? 0 : TAF_ALLOC_F_SIZE_MAX;
+			} else if (hs) {
+				hs = read_cval_win(ctx, &c.size, ret_at + 8,
+						   bias, false, !tp,
+						   have_win ? win : NULL,
+						   ctx->bp, &size);
+			}
+			if (ht && (ct.kind == TAF_CVAL_PASS ||
+				   ct.kind == TAF_CVAL_PASS_DEREF)) {
+				/* Only from the producer's own frame. */
+				ht = -1;
+				if (have_win)
+					ht = climb_type(ctx, ctx->bp, win->w[0], &ct,
+							win, have_win, s->layout,
+							bias, &type);
+				stat_inc(ht ? TAF_STAT_TYPE_CHAIN_MISS
+					    : TAF_STAT_TYPE_CHAIN);
+			} else if (ht) {
+				ht = read_cval_win(ctx, &ct, ret_at + 8,
+						   bias, true, true,
+						   have_win ? win : NULL,
+						   ctx->bp, &type);
 			}
 		}
 		if (hs) {
@@ -764,7 +946,7 @@ int alloc_site(struct pt_regs *ctx)
 			type = 0;
 			flags |= TAF_ALLOC_F_NO_TYPE;
 		}
-		if (flags)
+		if (flags & (TAF_ALLOC_F_NO_SIZE | TAF_ALLOC_F_NO_TYPE))
 			stat_inc(TAF_STAT_ALLOC_NO_TYPE);
 	}
 
@@ -780,21 +962,26 @@ int alloc_site(struct pt_regs *ctx)
 }
 
 /*
- * Before a producer call whose callee loses its arguments
- * (TAF_PROBE_ALLOC_ARGS): remember AX (size) and BX (type) for this
- * goroutine.
+ * Before a call whose callee loses its type (TAF_PROBE_ALLOC_ARGS):
+ * remember AX (a producer's size) and the type register the cookie names
+ * (BX for mallocgc and the producers, AX for newobject, SI for
+ * growslice) for this goroutine's frame.  The probe sits in the body,
+ * where SP is the frame's SP at the call.
  */
 SEC("uprobe")
 int alloc_args(struct pt_regs *ctx)
 {
+	struct taf_pending_key key = { .g = ctx->r14 };
 	struct pending_val v;
-	__u64 g = ctx->r14;
 
 	if (!tracing_enabled)
 		return 0;
+	key.depth = depth_of(ctx, ctx->sp);
+	if (!key.depth)
+		return 0;
 	v.size = ctx->ax;
-	v.type = ctx->bx;
-	bpf_map_update_elem(&alloc_pending, &g, &v, BPF_ANY);
+	v.type = reg_value(ctx, (__u8)TAF_COOKIE_SITE(bpf_get_attach_cookie(ctx)));
+	bpf_map_update_elem(&alloc_pending, &key, &v, BPF_ANY);
 	return 0;
 }
 
@@ -851,7 +1038,7 @@ int prof_malloc(struct pt_regs *ctx)
 
 		key.ret = ret - bias;
 		c = bpf_map_lookup_elem(&alloc_callers, &key);
-		if (c && read_cval(ctx, &c->type, sp, bias, true, &type) == 0) {
+		if (c && read_cval(ctx, &c->type, sp, bias, true, false, &type) == 0) {
 			flags &= ~TAF_ALLOC_F_NO_TYPE;
 			break;
 		}

@@ -170,8 +170,9 @@ enum taf_probe_role {
 	TAF_PROBE_STACK_ALLOC = 6,  /* a RET of stackalloc */
 	TAF_PROBE_STACK_FREE = 7,   /* entry of stackfree */
 	TAF_PROBE_ALLOC_SITE = 8,   /* the one site of an allocation path */
-	TAF_PROBE_ALLOC_ARGS = 9,   /* before a producer call whose size and
-				       type the producer loses */
+	TAF_PROBE_ALLOC_ARGS = 9,   /* before a call whose type the callee
+				       loses: records it (the register is in
+				       the cookie's site bits) */
 	TAF_PROBE_PROF_MALLOC = 10, /* entry of mProf_Malloc (--memprofilerate) */
 	TAF_PROBE_PROF_FREE = 11,   /* entry of freeSpecial (--memprofilerate) */
 	TAF_PROBE_SPAN_SET = 12,    /* entry of (*mheap).setSpans, where
@@ -182,7 +183,8 @@ enum taf_probe_role {
 #define TAF_COOKIE(role, layout) ((__u64)(role) | ((__u64)(layout) << 8))
 #define TAF_COOKIE_ROLE(c) ((c) & 0xff)
 #define TAF_COOKIE_LAYOUT(c) (((c) >> 8) & 0xffff)
-/* ALLOC_SITE probes: bits 24..55 index the `alloc_sites` map. */
+/* ALLOC_SITE probes: bits 24..55 index the `alloc_sites` map; ALLOC_ARGS
+ * probes: they hold the enum taf_reg of the type to record. */
 #define TAF_COOKIE_SITE(c) (((c) >> 24) & 0xffffffff)
 #define TAF_COOKIE_WITH_SITE(c, site) ((c) | ((__u64)(site) << 24))
 #define TAF_MAX_ALLOC_SITES 4096
@@ -267,6 +269,11 @@ struct taf_alloc_site {
 	 * TAF_SITE_WINDOW bytes, 8-byte aligned offsets. */
 	__s32 win_off;
 	__u32 win_len;
+	/* The largest request this producer serves (its size class's slot
+	 * size; 15 for the tiny allocator), 0 if none is fixed: the size of
+	 * a record whose call site says TAF_CVAL_BOUND. */
+	__u32 size_max;
+	__u32 pad;
 };
 #define TAF_SITE_WINDOW 128
 
@@ -280,6 +287,18 @@ enum taf_cval_kind {
 				  (R14) */
 	TAF_CVAL_GLOBAL = 4,   /* *(u64 *)(val + bias): a package variable
 				  (--memprofilerate's type sources) */
+	/*
+	 * Type chains (full mode, Go 1.27's size-class dispatch): the
+	 * callee's type is this function's own type argument as it was
+	 * passed in: the entry of the call that made this frame (one frame
+	 * up) says where that is; _DEREF: it is the 8 bytes at off from it
+	 * (typ.Group of a map type).
+	 */
+	TAF_CVAL_PASS = 5,
+	TAF_CVAL_PASS_DEREF = 6,
+	/* A size: the requested size is at most the producer site's
+	 * size_max, which then stands for it (see TAF_ALLOC_F_SIZE_MAX). */
+	TAF_CVAL_BOUND = 7,
 };
 
 struct taf_cval {
@@ -300,6 +319,24 @@ struct taf_caller {
 	struct taf_cval type;
 };
 
+/*
+ * The call sites nearly every climb passes (mallocgc's dispatch,
+ * makeslice's, newarray's... call of mallocgc), per layout in the
+ * `alloc_hot` map: found by a scan of a few words instead of a hash
+ * lookup each.  Also in alloc_callers, so a full array loses nothing.
+ */
+#define TAF_HOT_CALLERS 16
+struct taf_hot_callers {
+	__u64 ret[TAF_HOT_CALLERS];
+	struct taf_caller val[TAF_HOT_CALLERS];
+	__u32 n;
+	__u32 pad;
+};
+
+/* One read of the stack above the producer's frame serves the first
+ * frames of a climb (bytes from the producer's BP). */
+#define TAF_CLIMB_WINDOW 256
+
 /* TAF_REC_HEAP_ALLOC hdr.flags */
 #define TAF_ALLOC_F_NO_SIZE 1   /* size unknown (0) */
 #define TAF_ALLOC_F_NO_TYPE 2   /* type unknown (0); not the same as nil */
@@ -307,6 +344,26 @@ struct taf_caller {
 #define TAF_ALLOC_F_SAMPLED 8   /* seen by mProf_Malloc: a runtime heap
 				   profile sample (--memprofilerate); size
 				   is the slot size the runtime samples */
+#define TAF_ALLOC_F_SIZE_MAX 16 /* size is the producer's largest request,
+				   not the request: the same side of every
+				   bound the daemon compares it with (tiny:
+				   < 16; malloc header: > 512) */
+
+/*
+ * Frames an alloc-site probe climbs for a type (TAF_CVAL_PASS): SC
+ * producer <- mallocgc <- newarray <- maps.newarray <- growToSmall <-
+ * mapassign_fast64 <- the compiled call site is six.
+ */
+#define TAF_TYPE_HOPS 6
+
+/*
+ * alloc_pending (ALLOC_ARGS): per goroutine and frame, the frame's depth
+ * on its stack (g.stack.hi - SP at the call), which a stack copy keeps.
+ */
+struct taf_pending_key {
+	__u64 g;
+	__u64 depth;
+};
 
 /* Frames of the allocating stack a PROF_MALLOC probe looks at for the
  * type: mProf_Malloc <- profilealloc <- producer <- mallocgc <- ... */
@@ -319,6 +376,12 @@ enum taf_stat {
 					   type was unknown (flags) */
 	TAF_STAT_ALLOC_NO_OBJ = 19,     /* alloc sites whose object could not
 					   be read: no record */
+	TAF_STAT_TYPE_CHAIN = 20,       /* records whose type came by climbing
+					   frames (TAF_CVAL_PASS) */
+	TAF_STAT_TYPE_CHAIN_MISS = 21,  /* ... where the climb found no type
+					   (counted in ALLOC_NO_TYPE too) */
+	TAF_STAT_TYPE_CAPTURED = 22,    /* ... whose type an ALLOC_ARGS probe
+					   recorded (two traps) */
 	TAF_STAT_MAX = 32,
 };
 

@@ -16,16 +16,28 @@
 # and the ratios sites/floor (whole cost per allocation) and
 # (sites-untraced)/(floor-untraced) (what the probes add).
 #
+# Kinds: node (new(T) with a pointer), bytes (make([]byte, n)), tiny,
+# string (concatenation), append (growth), map (make + insert): see
+# tests/go/allocbench.  On Go 1.27 bytes, string, append and map go
+# through mallocgc's size-class tables.
+#
 # Usage: scripts/bench_probes.sh            (as root, after make all)
-# Env:   BUILD=build  VERSIONS="1.23 1.27"  KINDS="node bytes tiny"
+# Env:   BUILD=build  VERSIONS="1.23 1.25 1.27"
+#        KINDS="node bytes tiny string append map"
+#        MODES="untraced floor entry-ret sites stacks" (a column left out
+#        prints as -)
 #        N=1000000 (fast modes)  NSLOW=100000 (entry-ret)  REPS=3
+#        METRIC=ns (wall time per allocation) or cpu (the process's CPU
+#        time per allocation: use it on a loaded machine)
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
-VERSIONS=${VERSIONS:-"1.23 1.27"}
-KINDS=${KINDS:-"node bytes tiny"}
+VERSIONS=${VERSIONS:-"1.23 1.25 1.27"}
+KINDS=${KINDS:-"node bytes tiny string append map"}
+MODES=${MODES:-"untraced floor entry-ret sites stacks"}
+METRIC=${METRIC:-ns}
 N=${N:-1000000}
 NSLOW=${NSLOW:-100000}
 REPS=${REPS:-3}
@@ -52,7 +64,7 @@ die() { echo "bench_probes: $*" >&2; exit 1; }
 # The floor loader links against the tracer's own modules (not main.o).
 if [ ! -x "$FLOOR" ] || [ "$ROOT/tools/floor_probe.c" -nt "$FLOOR" ] ||
    [ "$BUILD/floor.skel.h" -nt "$FLOOR" ]; then
-	objs=$(ls "$BUILD"/obj/*.o "$BUILD"/obj/gen/*.o 2>/dev/null | grep -v '/main\.o$')
+	objs=$(find "$BUILD/obj" -name '*.o' ! -path "$BUILD/obj/main.o" | sort)
 	cc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I"$BUILD" tools/floor_probe.c \
 		$objs -o "$FLOOR" -lbpf -lelf -ldw -lcapstone -lprotobuf-c -lz -lm -lpthread ||
 		die "cannot build $FLOOR"
@@ -89,7 +101,7 @@ run_one() {
 	local mode=$1 ver=$2 kind=$3 n=$4 bin wpid apid=""
 	bin=$GOBIN/allocbench-go$ver
 	if [ "$mode" = untraced ]; then
-		"$bin" -wait=false -kind "$kind" -n "$n" | awk '/^ns\/alloc/ { print $2 }'
+		"$bin" -wait=false -kind "$kind" -n "$n" | awk -v m="$METRIC/alloc" '$1 == m { print $2 }'
 		return
 	fi
 	"$bin" -kind "$kind" -n "$n" >"$TMP/w.log" 2>&1 &
@@ -122,7 +134,7 @@ run_one() {
 	kill -INT "$apid" 2>/dev/null
 	wait "$apid" 2>/dev/null
 	rm -rf "$TMP/out"
-	echo "$(awk '/^ns\/alloc/ { print $2 }' "$TMP/w.log")"
+	echo "$(awk -v m="$METRIC/alloc" '$1 == m { print $2 }' "$TMP/w.log")"
 	if [ "$mode" = floor ] && [ -n "${VERBOSE:-}" ]; then
 		grep -E '^(attached|hits)' "$TMP/a.log" >&2
 	fi
@@ -132,6 +144,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 measure() { # MODE VERSION KIND N
 	local i
+	case " $MODES " in *" $1 "*) ;; *) echo nan; return ;; esac
 	for i in $(seq "$REPS"); do run_one "$@"; done | median
 }
 
@@ -148,4 +161,4 @@ for ver in $VERSIONS; do
 				ver, kind, u, f, e, s, k, s / f, (s - u) / (f - u) }'
 	done
 done
-echo "(ns per allocation, median of $REPS runs; entry-ret with $NSLOW allocations, the rest $N)"
+echo "(ns per allocation, $METRIC time, median of $REPS runs; entry-ret with $NSLOW allocations, the rest $N)"

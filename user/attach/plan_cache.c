@@ -24,7 +24,7 @@
 #include "inspect/go_binary.h"
 
 #define MAGIC "TAFPLAN1"
-#define FORMAT 1
+#define FORMAT 2
 #define MAX_FILE (512u << 20)
 /*
  * Plans kept at most: every rebuild of the tracer (a developer's test

@@ -18,10 +18,16 @@
  * Where a producer no longer holds the requested size or the type at its
  * site (the SC functions and the 1.24+ helpers drop them), its callers
  * do: compiler call sites load constants (MOVL $56, AX; LEAQ type(SB), BX),
- * mallocgc keeps its own arguments in its frame, and for mallocgc's
- * size-class table dispatch (an indirect CALL) an ALLOC_ARGS probe on an
- * emulated instruction just before it records AX and BX (per goroutine,
- * looked up by the goroutine at the site).
+ * and mallocgc keeps its own arguments in its frame.  For mallocgc's
+ * size-class table dispatch (an indirect CALL, Go 1.27) mallocgc keeps
+ * them nowhere: the size is bounded by the producer's size class (which
+ * is all the daemon needs of it, TAF_CVAL_BOUND), and the type is
+ * mallocgc's own argument, which its callers know (a constant, a global,
+ * their own argument passed on: alloc_sites_chain.c), so the site's probe
+ * climbs the frame pointers to it (TAF_CVAL_PASS).  Only calls whose type
+ * is none of those (reflect's, computed at run time) get an ALLOC_ARGS
+ * probe on the call itself, which records the type for that goroutine's
+ * frame: two traps on that path alone.
  * The `alloc_callers` map, keyed by return address, tells the BPF side
  * which.
  *
@@ -47,6 +53,7 @@
 #include "inspect/disasm.h"
 #include "inspect/go_binary.h"
 #include "inspect/go_layout.h"
+#include "inspect/go_sizeclasses.h"
 #include "util/grow.h"
 
 static const char *const alloc_prefixes[] = {
@@ -324,8 +331,31 @@ static void set_window(struct taf_alloc_site *a)
 	a->win_len = (uint32_t)(hi - lo);
 }
 
+/*
+ * The largest request a size-specialised producer serves: the slot size
+ * of its class for mallocgcSmall*SC<N>, 15 for mallocgcTinySC<N> (the
+ * tiny allocator takes noscan requests below 16 bytes); 0 for the rest.
+ */
+static uint32_t producer_size_max(const char *name)
+{
+	const char *sc = strrchr(name, 'C');
+	char *end;
+	unsigned long n;
+
+	if (!sc || sc == name || sc[-1] != 'S' || !sc[1])
+		return 0;
+	n = strtoul(sc + 1, &end, 10);
+	if (*end || n == 0 || n >= GO_NUM_SIZE_CLASSES)
+		return 0;
+	if (strstr(name, "mallocgcTinySC"))
+		return 15;
+	if (strstr(name, "mallocgcSmallNoScanSC") || strstr(name, "mallocgcSmallScanNoHeaderSC"))
+		return go_class_to_size[n];
+	return 0;
+}
+
 static int add_asite(struct probe_plan *plan, const struct as_site *s,
-		     uint32_t *idx)
+		     const char *func, uint32_t *idx)
 {
 	struct taf_alloc_site *a;
 
@@ -344,6 +374,7 @@ static int add_asite(struct probe_plan *plan, const struct as_site *s,
 	a->type = s->type;
 	a->ret_off = (int32_t)-s->sp;
 	a->addr = s->addr;
+	a->size_max = producer_size_max(func);
 	set_window(a);
 	*idx = (uint32_t)plan->nasites++;
 	return 0;
@@ -370,6 +401,120 @@ static int add_caller(struct probe_plan *plan, const struct as_caller *a)
 }
 
 /*
+ * The ALLOC_ARGS probe a caller needs (cv->pre), once per instruction
+ * (pre[], *npre of *cap): its cookie names the register of the type.
+ */
+static int add_capture(struct plan_ctx *c, const struct as_caller *cv,
+		       uint64_t **pre, size_t *npre, size_t *cap)
+{
+	struct go_func gf;
+	int rc;
+
+	if (!cv->pre || index_of(*pre, *npre, cv->pre) >= 0)
+		return 0;
+	if (!GROW(*pre, *npre, *cap, 16))
+		return -ENOMEM;
+	(*pre)[(*npre)++] = cv->pre;
+	if (go_pclntab_find_pc(go_binary_pclntab(c->bin), cv->pre, &gf))
+		gf.name = cv->func;
+	rc = add_site(c->plan, c->bin, cv->pre, TAF_PROBE_ALLOC_ARGS, gf.name,
+		      cv->pre_emulated);
+	if (rc == 0)
+		c->plan->sites[c->plan->n - 1].aux = cv->pre_reg;
+	return rc;
+}
+
+/*
+ * The runtime's functions whose calls of mallocgc (or of the next function
+ * down) nearly every table-dispatched allocation passes: their entries go
+ * in the plan's hot array first (TAF_HOT_CALLERS), then other runtime
+ * functions' PASS entries.
+ */
+static const char *const hot_funcs[] = {
+	"runtime.mallocgc", "runtime.makeslice", "runtime.newobject",
+	"runtime.newarray", "runtime.growslice", "runtime.rawstring",
+	"runtime.concatstrings", "runtime.rawbyteslice", "runtime.makeslicecopy",
+	"runtime.slicebytetostring", "internal/runtime/maps.newarray",
+	"internal/runtime/maps.newobject", "internal/runtime/maps.(*Map).growToSmall",
+	"runtime.convT", "runtime.convTnoptr",
+};
+
+static bool is_hot_func(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(hot_funcs) / sizeof(hot_funcs[0]); i++)
+		if (!strcmp(name, hot_funcs[i]))
+			return true;
+	return false;
+}
+
+static void add_hot(struct probe_plan *plan, const struct as_caller *a)
+{
+	struct probe_caller *h;
+
+	if (plan->nhot >= TAF_HOT_CALLERS)
+		return;
+	h = &plan->hot[plan->nhot++];
+	memset(h, 0, sizeof(*h));
+	h->ret = a->ret;
+	h->val.size = a->size;
+	h->val.type = a->type;
+}
+
+static bool is_pass(const struct as_caller *a)
+{
+	return a->type.kind == TAF_CVAL_PASS || a->type.kind == TAF_CVAL_PASS_DEREF;
+}
+
+/* The chain's entries worth a place in the hot array, best first. */
+static void pick_hot(struct probe_plan *plan, const struct as_caller *cv, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (is_hot_func(cv[i].func) && cv[i].type.kind != TAF_CVAL_PENDING)
+			add_hot(plan, &cv[i]);
+	for (i = 0; i < n; i++)
+		if (!is_hot_func(cv[i].func) && is_pass(&cv[i]) &&
+		    (!strncmp(cv[i].func, "runtime.", 8) ||
+		     !strncmp(cv[i].func, "internal/runtime/", 17)))
+			add_hot(plan, &cv[i]);
+}
+
+/*
+ * Go 1.27's table dispatch: mallocgc passes its own type on (TAF_CVAL_PASS
+ * entries from as_find_callers), so its callers, and theirs where they
+ * pass their own argument on, are described for the site probe's climb.
+ */
+static int plan_type_chains(struct plan_ctx *c, const struct as_env *env,
+			    uint64_t **pre, size_t *npre, size_t *cap)
+{
+	struct as_type_target root = { .type_reg = TAF_REG_BX };
+	struct as_chain_stats st;
+	struct as_caller *cv = NULL;
+	size_t ncv = 0, i;
+	uint64_t sz;
+	int rc;
+
+	if (go_binary_find_func(c->bin, "runtime.mallocgc", &root.entry, &sz))
+		return 0;      /* PASS entries then end unresolved: flagged */
+	rc = as_find_type_chains(env, &root, 1, TAF_TYPE_HOPS, &cv, &ncv, &st);
+	if (rc == 0)
+		pick_hot(c->plan, cv, ncv);
+	for (i = 0; rc == 0 && i < ncv; i++) {
+		rc = add_caller(c->plan, &cv[i]);
+		if (!rc)
+			rc = add_capture(c, &cv[i], pre, npre, cap);
+	}
+	c->plan->chain_passers = st.passers;
+	c->plan->chain_captured = st.captured;
+	c->plan->chain_unknown = st.unknown;
+	free(cv);
+	return rc;
+}
+
+/*
  * Producers probed at their sites, the refused ones at entry + RETs.
  * -ENOENT when the binary has no producers to analyse (then the caller
  * plans entry + RETs for everything).
@@ -385,7 +530,7 @@ static int plan_alloc_sites(struct plan_ctx *c)
 	char **names = NULL;
 	uint64_t *entries = NULL, *sizes = NULL, *need = NULL, *pre = NULL;
 	bool *fallback = NULL, changed;
-	size_t n = 0, i, k, nneed = 0, ncv = 0, npre = 0;
+	size_t n = 0, i, k, nneed = 0, ncv = 0, npre = 0, cappre = 0;
 	int rc;
 
 	if (as_env_init(&env, c->bin))
@@ -465,7 +610,7 @@ static int plan_alloc_sites(struct plan_ctx *c)
 			const struct as_site *s = &fa[i].sites[k];
 			uint32_t idx;
 
-			rc = add_asite(plan, s, &idx);
+			rc = add_asite(plan, s, names[i], &idx);
 			if (!rc)
 				rc = add_site(plan, c->bin, s->addr, TAF_PROBE_ALLOC_SITE,
 					      names[i], s->emulated);
@@ -482,34 +627,30 @@ static int plan_alloc_sites(struct plan_ctx *c)
 
 	/* Their call sites, and the ALLOC_ARGS probes some of them need. */
 	if (nneed) {
+		bool chains = false;
+
+		env.type_chains = true;
 		rc = as_find_callers(&env, need, nneed, dispatchers,
 				     sizeof(dispatchers) / sizeof(dispatchers[0]),
 				     &cv, &ncv);
 		if (rc)
 			goto out;
-		pre = calloc(ncv + 1, sizeof(*pre));
-		if (!pre) {
-			rc = -ENOMEM;
-			goto out;
-		}
 		for (i = 0; i < ncv; i++) {
-			struct go_func gf;
-
 			if (cv[i].size.kind == TAF_CVAL_NONE && cv[i].type.kind == TAF_CVAL_NONE)
 				continue;
+			chains |= cv[i].type.kind == TAF_CVAL_PASS;
+			if (cv[i].type.kind == TAF_CVAL_PASS)
+				add_hot(plan, &cv[i]);
 			rc = add_caller(plan, &cv[i]);
-			if (rc)
-				goto out;
-			if (!cv[i].pre || index_of(pre, npre, cv[i].pre) >= 0)
-				continue;
-			pre[npre++] = cv[i].pre;
-			if (go_pclntab_find_pc(go_binary_pclntab(c->bin), cv[i].pre, &gf))
-				gf.name = cv[i].func;
-			rc = add_site(plan, c->bin, cv[i].pre, TAF_PROBE_ALLOC_ARGS,
-				      gf.name, cv[i].pre_emulated);
+			if (!rc)
+				rc = add_capture(c, &cv[i], &pre, &npre, &cappre);
 			if (rc)
 				goto out;
 		}
+		if (chains)
+			rc = plan_type_chains(c, &env, &pre, &npre, &cappre);
+		if (rc)
+			goto out;
 	}
 	rc = 0;
 out:
@@ -553,6 +694,7 @@ int probe_plan_build(const struct go_binary *bin, struct probe_plan *plan,
 		plan->funcs = 0;
 		plan->nasites = plan->ncallers = 0;
 		plan->alloc_anchored = plan->alloc_fallback = 0;
+		plan->nhot = 0;
 		err[0] = '\0';
 		c.enter_role = TAF_PROBE_ALLOC_ENTER;
 		c.exit_role = TAF_PROBE_ALLOC_EXIT;

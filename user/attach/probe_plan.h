@@ -27,7 +27,8 @@ struct probe_site {
 	enum taf_probe_role role;
 	char func[96];            /* runtime function it belongs to */
 	bool emulated;            /* the kernel emulates the instruction */
-	uint32_t aux;             /* ALLOC_SITE: index into plan->asites */
+	uint32_t aux;             /* ALLOC_SITE: index into plan->asites;
+				     ALLOC_ARGS: the type register */
 };
 
 /* A call site of a producer, for the `alloc_callers` map. */
@@ -53,6 +54,13 @@ struct probe_plan {
 	unsigned alloc_anchored;   /* ... probed at their sites */
 	unsigned alloc_fallback;   /* ... probed at entry + RETs */
 	char alloc_why[256];       /* first reason a producer fell back */
+	/* Type chains (Go 1.27's table dispatch, as_find_type_chains):
+	 * functions that pass a type on, calls given an ALLOC_ARGS probe,
+	 * calls left undescribed. */
+	unsigned chain_passers, chain_captured, chain_unknown;
+	/* The callers most climbs pass, also in callers[] (alloc_hot). */
+	struct probe_caller hot[TAF_HOT_CALLERS];
+	unsigned nhot;
 	bool sampled;              /* probe_plan_build_sampled's plan */
 };
 

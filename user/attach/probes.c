@@ -175,7 +175,8 @@ static struct bpf_program *program_for(struct probes *p,
 
 /*
  * A site's BPF cookie: role and layout; an allocation site also the index
- * of its descriptor, after those earlier plans put in the alloc_sites map.
+ * of its descriptor, after those earlier plans put in the alloc_sites map;
+ * an ALLOC_ARGS probe the register it records the type from.
  */
 static __u64 site_cookie(const struct probes *p, const struct probe_site *s)
 {
@@ -183,6 +184,8 @@ static __u64 site_cookie(const struct probes *p, const struct probe_site *s)
 
 	if (s->role == TAF_PROBE_ALLOC_SITE)
 		c = TAF_COOKIE_WITH_SITE(c, p->nasites + s->aux);
+	else if (s->role == TAF_PROBE_ALLOC_ARGS)
+		c = TAF_COOKIE_WITH_SITE(c, s->aux);
 	return c;
 }
 
@@ -245,6 +248,21 @@ static int load_alloc_maps(struct probes *p, const struct probe_plan *plan,
 
 		a.layout = (__u32)p->last_layout;
 		if (bpf_map_update_elem(sfd, &idx, &a, BPF_ANY))
+			goto fail;
+	}
+	if (plan->nhot) {
+		int hfd = bpf_map__fd(p->skel->maps.alloc_hot);
+		struct taf_hot_callers h;
+		__u32 idx = (__u32)p->last_layout;
+		unsigned k;
+
+		memset(&h, 0, sizeof(h));
+		for (k = 0; k < plan->nhot && k < TAF_HOT_CALLERS; k++) {
+			h.ret[k] = plan->hot[k].ret;
+			h.val[k] = plan->hot[k].val;
+		}
+		h.n = k;
+		if (bpf_map_update_elem(hfd, &idx, &h, BPF_ANY))
 			goto fail;
 	}
 	i = load_callers_batched(cfd, p->last_layout, plan);

@@ -105,6 +105,11 @@ struct as_env {
 	size_t nnonheap;
 	const uint64_t *producers;/* entries of every producer function */
 	size_t nproducers;
+	/* Full mode: the dispatchers' calls that pass their own size and
+	 * type on unchanged get TAF_CVAL_BOUND and TAF_CVAL_PASS instead of
+	 * an ALLOC_ARGS probe (as_find_type_chains then describes the
+	 * dispatchers' callers). */
+	bool type_chains;
 };
 
 /* Fills env for `bin` (producers left to the caller). 0 or -ENOENT. */
@@ -148,6 +153,7 @@ struct as_caller {
 	struct taf_cval size, type;
 	uint64_t pre;         /* ALLOC_ARGS probe site, 0 if not needed */
 	bool pre_emulated;
+	uint8_t pre_reg;      /* the register it records the type from */
 };
 
 /*
@@ -179,6 +185,29 @@ int as_find_type_sources(const struct as_env *env,
 			 const struct as_type_target *targets, size_t ntargets,
 			 const uint64_t *inner, size_t ninner,
 			 struct as_caller **out, size_t *n);
+
+/*
+ * Full mode, type chains (alloc_sites_chain.c): every direct call of the
+ * roots (mallocgc, type in BX), and level by level of the functions that
+ * pass their own argument on as the type, described for the climb of an
+ * alloc-site probe (bpf/traceaf.bpf.c climb_type): the type at the call
+ * as a constant, a global, a slot, the caller's own argument q (PASS:
+ * the caller becomes a target with q, its callers are described at the
+ * next level) or the 8 bytes at an offset from it (PASS_DEREF), or
+ * recorded by an ALLOC_ARGS probe on the call itself (PENDING, pre and
+ * pre_reg set) where none of those holds.  A level deeper than max_hops
+ * gets no PASS.  *out is malloc'd, sorted by call. 0 or -errno.
+ */
+struct as_chain_stats {
+	unsigned levels;      /* levels of callers scanned */
+	unsigned passers;     /* functions that pass a type on */
+	unsigned captured;    /* calls given an ALLOC_ARGS probe */
+	unsigned unknown;     /* calls left undescribed (flagged records) */
+};
+int as_find_type_chains(const struct as_env *env,
+			const struct as_type_target *roots, size_t nroots,
+			unsigned max_hops, struct as_caller **out, size_t *n,
+			struct as_chain_stats *st);
 
 /*
  * What the analyses know before every reachable instruction of [lo, hi) of

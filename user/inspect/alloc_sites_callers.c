@@ -44,7 +44,7 @@ static size_t unique_pred(const struct fn *f, size_t i)
  * Functions with jump tables are not trusted (a table could jump into the
  * chain).
  */
-static size_t setter_of(const struct fn *f, size_t c, int reg)
+size_t as_setter_of(const struct fn *f, size_t c, int reg)
 {
 	size_t i = c;
 
@@ -61,9 +61,9 @@ static size_t setter_of(const struct fn *f, size_t c, int reg)
 }
 
 /* The constant `reg` holds at c: LEAQ sym(IP), MOVL $imm, XORL. */
-static bool const_at(const struct fn *f, size_t c, int reg, uint64_t *val)
+bool as_const_at(const struct fn *f, size_t c, int reg, uint64_t *val)
 {
-	size_t i = setter_of(f, c, reg);
+	size_t i = as_setter_of(f, c, reg);
 
 	if (i == SIZE_MAX || !(f->sem[i].const_regs >> reg & 1))
 		return false;
@@ -72,9 +72,9 @@ static bool const_at(const struct fn *f, size_t c, int reg, uint64_t *val)
 }
 
 /* The global `reg` was loaded from at c (MOVQ sym(IP), R): its address. */
-static bool global_at(const struct fn *f, size_t c, int reg, uint64_t *addr)
+bool as_global_at(const struct fn *f, size_t c, int reg, uint64_t *addr)
 {
-	size_t i = setter_of(f, c, reg);
+	size_t i = as_setter_of(f, c, reg);
 
 	if (i == SIZE_MAX || !(f->sem[i].global_regs >> reg & 1))
 		return false;
@@ -110,7 +110,7 @@ static size_t pre_chain(const struct fn *f, size_t c, size_t *chain)
 }
 
 /* The caller's own argument `reg` still in a slot that outlives call c. */
-static bool caller_slot(const struct fn *f, const int32_t *in, size_t c,
+bool as_caller_slot(const struct fn *f, const int32_t *in, size_t c,
 			int reg, int32_t *off)
 {
 	const int32_t *st = in + c * (size_t)f->nl;
@@ -150,7 +150,7 @@ struct callers_ctx {
  * function up front. *st stays NULL where slots cannot be trusted (no SP
  * offsets, or a jump table). 0 or -ENOMEM.
  */
-static int forward_once(struct fn *f, int reg, int32_t **st)
+int as_forward_once(struct fn *f, int reg, int32_t **st)
 {
 	if (*st || !f->sp_ok || f->indirect_jump)
 		return 0;
@@ -240,21 +240,37 @@ static int callers_cb(const char *name, uint64_t entry, uint64_t size, void *arg
 		a->ret = in->addr + in->len;
 		a->callee = in->kind == INSN_CALL ? in->target : 0;
 		snprintf(a->func, sizeof(a->func), "%s", name);
-		if (const_at(&f, i, TAF_REG_AX, &v)) {
+		if (as_const_at(&f, i, TAF_REG_AX, &v)) {
 			a->size.kind = TAF_CVAL_CONST;
 			a->size.val = v;
-		} else if ((rc = forward_once(&f, TAF_REG_AX, &fs)) != 0) {
+		} else if ((rc = as_forward_once(&f, TAF_REG_AX, &fs)) != 0) {
 			goto out;
-		} else if (fs && caller_slot(&f, fs, i, TAF_REG_AX, &a->size.off)) {
+		} else if (fs && as_caller_slot(&f, fs, i, TAF_REG_AX, &a->size.off)) {
 			a->size.kind = TAF_CVAL_STACK;
 		}
-		if (const_at(&f, i, TAF_REG_BX, &v)) {
+		if (as_const_at(&f, i, TAF_REG_BX, &v)) {
 			a->type.kind = TAF_CVAL_CONST;
 			a->type.val = v;
-		} else if ((rc = forward_once(&f, TAF_REG_BX, &ft)) != 0) {
+		} else if ((rc = as_forward_once(&f, TAF_REG_BX, &ft)) != 0) {
 			goto out;
-		} else if (ft && caller_slot(&f, ft, i, TAF_REG_BX, &a->type.off)) {
+		} else if (ft && as_caller_slot(&f, ft, i, TAF_REG_BX, &a->type.off)) {
 			a->type.kind = TAF_CVAL_STACK;
+		}
+		/*
+		 * Full mode's type chains (as_find_type_chains): what the
+		 * dispatcher passes on unchanged is its own argument, found
+		 * by climbing to its caller; the size its producers serve is
+		 * bounded by their size class (TAF_CVAL_BOUND).
+		 */
+		if (dispatcher && c->env->type_chains) {
+			size_t at = i * (size_t)f.nl;
+
+			if (!a->type.kind && ft && ft[at + TAF_REG_BX] == 0)
+				a->type.kind = TAF_CVAL_PASS;
+			if (!a->size.kind && (rc = as_forward_once(&f, TAF_REG_AX, &fs)) != 0)
+				goto out;
+			if (!a->size.kind && fs && fs[at + TAF_REG_AX] == 0)
+				a->size.kind = TAF_CVAL_BOUND;
 		}
 		if (a->size.kind && a->type.kind)
 			continue;
@@ -297,6 +313,7 @@ static int callers_cb(const char *name, uint64_t entry, uint64_t size, void *arg
 			continue;     /* unknown at run time: flagged records */
 		a->pre = f.d.insns[pend[i].pick].addr;
 		a->pre_emulated = true;
+		a->pre_reg = TAF_REG_BX;
 		if (!a->size.kind)
 			a->size.kind = TAF_CVAL_PENDING;
 		if (!a->type.kind)
@@ -315,7 +332,7 @@ out:
  * Appends the n callers of v to *out (cap *cap), taking v's memory when
  * *out is empty. 0 or -ENOMEM.
  */
-static int callers_join(struct as_caller **out, size_t *nout, size_t *cap,
+int as_callers_join(struct as_caller **out, size_t *nout, size_t *cap,
 			struct as_caller *v, size_t n, size_t vcap)
 {
 	if (!*out) {
@@ -365,7 +382,7 @@ int as_find_callers(const struct as_env *env, const uint64_t *targets,
 		if (!err)
 			err = c[w].err;
 		if (!err)
-			err = callers_join(out, n, &cap, c[w].v, c[w].n, c[w].cap);
+			err = as_callers_join(out, n, &cap, c[w].v, c[w].n, c[w].cap);
 		else
 			free(c[w].v);
 	}
@@ -483,10 +500,10 @@ static int tsrc_cb(const char *name, uint64_t entry, uint64_t size, void *arg)
 		ti = in->kind == INSN_CALL ? target_index(c, in->target) : -1;
 		if (ti < 0 && !inner)
 			continue;
-		if (ti >= 0 && const_at(&f, i, c->targets[ti].type_reg, &v)) {
+		if (ti >= 0 && as_const_at(&f, i, c->targets[ti].type_reg, &v)) {
 			t.kind = TAF_CVAL_CONST;
 			t.val = v;
-		} else if (ti >= 0 && global_at(&f, i, c->targets[ti].type_reg, &v)) {
+		} else if (ti >= 0 && as_global_at(&f, i, c->targets[ti].type_reg, &v)) {
 			t.kind = TAF_CVAL_GLOBAL;
 			t.val = v;
 		}
@@ -501,7 +518,7 @@ static int tsrc_cb(const char *name, uint64_t entry, uint64_t size, void *arg)
 			as_forward(&f, r, fw[r]);
 		}
 		if (!t.kind && ti >= 0 && fw[r] &&
-		    caller_slot(&f, fw[r], i, r, &t.off))
+		    as_caller_slot(&f, fw[r], i, r, &t.off))
 			t.kind = TAF_CVAL_STACK;
 		/* mallocgc's and a producer's own type (BX at entry) kept
 		 * across this call. */
@@ -563,7 +580,7 @@ int as_find_type_sources(const struct as_env *env,
 		if (!err)
 			err = c[w].err;
 		if (!err)
-			err = callers_join(out, n, &cap, c[w].v, c[w].n, c[w].cap);
+			err = as_callers_join(out, n, &cap, c[w].v, c[w].n, c[w].cap);
 		else
 			free(c[w].v);
 	}

@@ -50,6 +50,11 @@ struct isem {
 	uint64_t const_val;    /* the constant (link address for lea rip) */
 	uint32_t global_regs;  /* ... with the 8 bytes of a global (mov rip) */
 	uint64_t global_addr;  /* the global's link address */
+	bool load;             /* MOVQ disp(base), load_dreg: an 8-byte
+				  load through a general register (a map
+				  type's Group field) */
+	int load_dreg, load_base;
+	int64_t load_disp;
 	int copy;              /* COPY_* below */
 	int dreg, sreg;        /* registers of a copy or an add */
 	int64_t disp;          /* SP-relative displacement of a copy's slot,
@@ -129,6 +134,24 @@ struct taf_loc as_pick(const struct fn *f, const int32_t *st, int64_t sp,
 bool as_loads_g(const struct insn *in);
 
 /* alloc_sites_callers.c */
+/* The instruction that last sets reg before instruction c on the one
+ * straight-line way to it, or SIZE_MAX. */
+size_t as_setter_of(const struct fn *f, size_t c, int reg);
+/* reg at c: a constant (LEAQ sym(IP), MOVL $imm, XORL), or loaded from
+ * a global (its link address). */
+bool as_const_at(const struct fn *f, size_t c, int reg, uint64_t *val);
+bool as_global_at(const struct fn *f, size_t c, int reg, uint64_t *addr);
+/* The caller's own argument reg (forward state `in` of reg) passed in
+ * reg at call c and still in a slot that outlives it: its offset from SP
+ * at c. */
+bool as_caller_slot(const struct fn *f, const int32_t *in, size_t c,
+		    int reg, int32_t *off);
+/* Appends the n callers of v to *out (cap *cap), taking v's memory when
+ * *out is empty. 0 or -ENOMEM. */
+int as_callers_join(struct as_caller **out, size_t *nout, size_t *cap,
+		    struct as_caller *v, size_t n, size_t vcap);
+/* as_forward of reg into *st, once (NULL where slots cannot be trusted). */
+int as_forward_once(struct fn *f, int reg, int32_t **st);
 /*
  * alloc_sites_par.c: cb over every function of bin (as
  * go_binary_foreach_func with no prefix) on nw threads, worker w passing

@@ -118,6 +118,18 @@ const char *as_cval_str(const struct taf_cval *v, char *buf, size_t len)
 	case TAF_CVAL_PENDING:
 		snprintf(buf, len, "pending");
 		break;
+	case TAF_CVAL_GLOBAL:
+		snprintf(buf, len, "global %#llx", (unsigned long long)v->val);
+		break;
+	case TAF_CVAL_PASS:
+		snprintf(buf, len, "pass");
+		break;
+	case TAF_CVAL_PASS_DEREF:
+		snprintf(buf, len, "pass+deref %#x", v->off);
+		break;
+	case TAF_CVAL_BOUND:
+		snprintf(buf, len, "bound");
+		break;
 	default:
 		snprintf(buf, len, "-");
 	}
@@ -246,6 +258,8 @@ static bool is_noreturn(const char *name)
 		"runtime.panicunsafestringlen", "runtime.panicunsafestringnilptr",
 		"runtime.panicrangestate", "runtime.panicoverflow",
 		"runtime.panicfloat", "runtime.panicnilmap",
+		/* Go 1.26+: every bounds check panics through these. */
+		"runtime.panicBounds", "runtime.panicBounds64",
 	};
 	size_t i;
 
@@ -404,6 +418,23 @@ void as_describe(struct fn *f, csh cs, size_t i, const cs_insn *ci)
 	    x->operands[1].mem.index == X86_REG_INVALID && x->operands[1].size == 8) {
 		s->global_regs |= 1u << reg_of(x->operands[0].reg);
 		s->global_addr = in->addr + in->len + x->operands[1].mem.disp;
+	}
+	/* MOVQ disp(R'), R: a field of what R' points to (type chains). */
+	if (id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	    is_r64(x->operands[0].reg) && reg_of(x->operands[0].reg) >= 0 &&
+	    reg_of(x->operands[0].reg) < NREGS &&
+	    x->operands[1].type == X86_OP_MEM && x->operands[1].size == 8 &&
+	    reg_of(x->operands[1].mem.base) >= 0 &&
+	    reg_of(x->operands[1].mem.base) < NREGS &&
+	    reg_of(x->operands[1].mem.base) != TAF_REG_BP &&
+	    reg_of(x->operands[1].mem.base) != TAF_REG_R14 &&
+	    x->operands[1].mem.index == X86_REG_INVALID &&
+	    x->operands[1].mem.segment == X86_REG_INVALID &&
+	    x->operands[1].mem.disp >= 0 && x->operands[1].mem.disp < MAX_ADD) {
+		s->load = true;
+		s->load_dreg = reg_of(x->operands[0].reg);
+		s->load_base = reg_of(x->operands[1].mem.base);
+		s->load_disp = x->operands[1].mem.disp;
 	}
 	if (id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
 	    x->operands[1].type == X86_OP_IMM && reg_of(x->operands[0].reg) >= 0 &&

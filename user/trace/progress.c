@@ -212,6 +212,9 @@ void tracer_print_drops(struct tracer *t)
 	if (st[TAF_STAT_ALLOC_NO_TYPE])
 		tracer_say("%llu allocations recorded without size or type (not readable at the probe)",
 		    (unsigned long long)st[TAF_STAT_ALLOC_NO_TYPE]);
+	if (st[TAF_STAT_TYPE_CHAIN_MISS])
+		tracer_say("... of which %llu found no type climbing the caller frames (a call path the plan did not describe)",
+		    (unsigned long long)st[TAF_STAT_TYPE_CHAIN_MISS]);
 	for (k = 1; k < TAF_REC_KIND_MAX; k++)
 		if (st[TAF_STAT_DROPPED_BASE + k])
 			tracer_say("dropped %llu %s records: ring buffer full (try --ringbuf-size)",

@@ -84,7 +84,15 @@ int summary_json_write(const struct session *s,
 	for (k = 1; k < TAF_REC_KIND_MAX; k++)
 		fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
 			taf_rec_names[k].key, bpf_stats[TAF_STAT_DROPPED_BASE + k]);
-	fprintf(f, "},\n  \"records_before_snapshot\": %" PRIu64,
+	/* How alloc records got their types (bpf/traceaf.bpf.c alloc_site):
+	 * climbing the frames (Go 1.27's table dispatch), of which missed;
+	 * from an ALLOC_ARGS capture (a second trap); none at all. */
+	fprintf(f, "},\n  \"alloc_types\": {\"by_climb\": %" PRIu64
+		", \"climb_missed\": %" PRIu64 ", \"captured\": %" PRIu64
+		", \"without_size_or_type\": %" PRIu64 "}",
+		bpf_stats[TAF_STAT_TYPE_CHAIN], bpf_stats[TAF_STAT_TYPE_CHAIN_MISS],
+		bpf_stats[TAF_STAT_TYPE_CAPTURED], bpf_stats[TAF_STAT_ALLOC_NO_TYPE]);
+	fprintf(f, ",\n  \"records_before_snapshot\": %" PRIu64,
 		s->counts.before_start);
 
 	fprintf(f, ",\n  \"events_written\": {");

@@ -1,15 +1,25 @@
 // allocbench times an allocation loop for the probe benchmarks
 // (scripts/bench_probes.sh): it prints "ready <pid>", waits for SIGUSR1
 // (so a tracer can attach first), allocates -n objects of one kind and
-// prints "ns/alloc <float> mallocs=<MemStats.Mallocs delta>".
+// prints "ns/alloc <float> mallocs=<MemStats.Mallocs delta>" (for map,
+// whose iterations allocate twice, per allocation counted by MemStats)
+// and "cpu/alloc <float>": the process's user + system CPU time per
+// allocation (getrusage), which on a loaded machine measures the probes
+// where wall time mostly measures waiting for a CPU.
 //
-// Kinds:
+// Kinds (on Go 1.27 all but node and tiny go through mallocgc's
+// size-class tables):
 //
 //	node   new(Node), 56 bytes with a pointer: mallocgc up to Go 1.25; a
 //	       direct call of mallocgcSmallScanNoHeaderSC6 from Go 1.26/1.27
 //	bytes  make([]byte, 24) of a variable length: through mallocgc (on
 //	       1.27 its noscan size-class table)
 //	tiny   new(uint32): the tiny allocator
+//	string a + b of 24 bytes: concatstrings -> rawstring (type nil)
+//	append append(s, i) to a full []int64 of 2: growslice to 4 (32
+//	       bytes, pointer-free: mallocgc's type nil)
+//	map    make(map[int32]int32) and one insert: the map (newobject) and
+//	       its first group (newarray(typ.Group, 1), 72 bytes)
 package main
 
 import (
@@ -28,10 +38,15 @@ type Node struct {
 }
 
 var (
-	sinkNode  *Node
-	sinkBytes []byte
-	sinkTiny  *uint32
-	length    = 24
+	sinkNode   *Node
+	sinkBytes  []byte
+	sinkTiny   *uint32
+	sinkString string
+	sinkSlice  []int64
+	sinkMap    map[int32]int32
+	length     = 24
+	strA       = "0123456789ab"
+	strB       = "cdefghijklmn"
 )
 
 //go:noinline
@@ -51,9 +66,26 @@ func newTiny(i uint32) *uint32 {
 	return p
 }
 
+//go:noinline
+func newString(a, b string) string {
+	return a + b
+}
+
+//go:noinline
+func grow(s []int64, v int64) []int64 {
+	return append(s, v)
+}
+
+//go:noinline
+func newMap(k int32) map[int32]int32 {
+	m := make(map[int32]int32)
+	m[k] = k
+	return m
+}
+
 func main() {
 	n := flag.Int("n", 1000000, "allocations")
-	kind := flag.String("kind", "node", "node, bytes or tiny")
+	kind := flag.String("kind", "node", "node, bytes, tiny, string, append or map")
 	wait := flag.Bool("wait", true, "wait for SIGUSR1 before the loop")
 	flag.Parse()
 
@@ -64,7 +96,9 @@ func main() {
 		<-start
 	}
 	var ms0, ms1 runtime.MemStats
+	var ru0, ru1 syscall.Rusage
 	runtime.ReadMemStats(&ms0)
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	t0 := time.Now()
 	switch *kind {
 	case "node":
@@ -85,12 +119,32 @@ func main() {
 		for i := 0; i < *n; i++ {
 			sinkTiny = newTiny(uint32(i))
 		}
+	case "string":
+		for i := 0; i < *n; i++ {
+			sinkString = newString(strA, strB)
+		}
+	case "append":
+		full := []int64{1, 2}
+		for i := 0; i < *n; i++ {
+			sinkSlice = grow(full[:2:2], int64(i))
+		}
+	case "map":
+		for i := 0; i < *n; i++ {
+			sinkMap = newMap(int32(i))
+		}
 	default:
 		fmt.Fprintln(os.Stderr, "unknown -kind", *kind)
 		os.Exit(2)
 	}
 	el := time.Since(t0)
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
 	runtime.ReadMemStats(&ms1)
-	fmt.Printf("ns/alloc %.1f mallocs=%d\n", float64(el.Nanoseconds())/float64(*n),
+	allocs := float64(*n)
+	if *kind == "map" {
+		allocs = float64(ms1.Mallocs - ms0.Mallocs)
+	}
+	fmt.Printf("ns/alloc %.1f mallocs=%d\n", float64(el.Nanoseconds())/allocs,
 		ms1.Mallocs-ms0.Mallocs)
+	cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
+	fmt.Printf("cpu/alloc %.1f\n", float64(cpu)/allocs)
 }
