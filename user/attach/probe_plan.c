@@ -42,6 +42,7 @@
  * (*sweepLocked).sweep, (*mheap).initSpan, freeSpanLocked and stackfree, and the RETs of stackalloc.
  */
 #include "probe_plan.h"
+#include "probe_plan_impl.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -53,7 +54,6 @@
 #include "inspect/disasm.h"
 #include "inspect/go_binary.h"
 #include "inspect/go_layout.h"
-#include "inspect/go_sizeclasses.h"
 #include "util/grow.h"
 
 static const char *const alloc_prefixes[] = {
@@ -62,7 +62,7 @@ static const char *const alloc_prefixes[] = {
 	"runtime.mallocgcTinySC",
 };
 
-static int add_site(struct probe_plan *plan, const struct go_binary *bin,
+int pp_add_site(struct probe_plan *plan, const struct go_binary *bin,
 		    uint64_t vaddr, enum taf_probe_role role,
 		    const char *func, bool emulated)
 {
@@ -87,14 +87,6 @@ static int add_site(struct probe_plan *plan, const struct go_binary *bin,
 	return 0;
 }
 
-struct plan_ctx {
-	struct probe_plan *plan;
-	const struct go_binary *bin;
-	char *err;
-	size_t errlen;
-	enum taf_probe_role enter_role;  /* 0: no entry probe */
-	enum taf_probe_role exit_role;   /* 0: no exit probes */
-};
 
 /* Plans the entry and/or exit probes of one function. */
 static int plan_func(const char *name, uint64_t entry, uint64_t size,
@@ -150,12 +142,12 @@ static int plan_func(const char *name, uint64_t entry, uint64_t size,
 	}
 	rc = 0;
 	if (c->enter_role)
-		rc = add_site(c->plan, c->bin, es.addr, c->enter_role, name,
+		rc = pp_add_site(c->plan, c->bin, es.addr, c->enter_role, name,
 			      es.emulated);
 	for (i = 0; rc == 0 && c->exit_role && i < nrets; i++) {
 		long idx = disasm_index_of(&d, rets[i]);
 
-		rc = add_site(c->plan, c->bin, rets[i], c->exit_role,
+		rc = pp_add_site(c->plan, c->bin, rets[i], c->exit_role,
 			      name, idx >= 0 &&
 			      d.insns[idx].cost == UPROBE_EMULATED);
 	}
@@ -296,7 +288,7 @@ static int plan_alloc_entry_ret(struct plan_ctx *c)
 	return rc;
 }
 
-static long index_of(const uint64_t *v, size_t n, uint64_t x)
+long pp_index_of(const uint64_t *v, size_t n, uint64_t x)
 {
 	size_t i;
 
@@ -331,29 +323,6 @@ static void set_window(struct taf_alloc_site *a)
 	a->win_len = (uint32_t)(hi - lo);
 }
 
-/*
- * The largest request a size-specialised producer serves: the slot size
- * of its class for mallocgcSmall*SC<N>, 15 for mallocgcTinySC<N> (the
- * tiny allocator takes noscan requests below 16 bytes); 0 for the rest.
- */
-static uint32_t producer_size_max(const char *name)
-{
-	const char *sc = strrchr(name, 'C');
-	char *end;
-	unsigned long n;
-
-	if (!sc || sc == name || sc[-1] != 'S' || !sc[1])
-		return 0;
-	n = strtoul(sc + 1, &end, 10);
-	if (*end || n == 0 || n >= GO_NUM_SIZE_CLASSES)
-		return 0;
-	if (strstr(name, "mallocgcTinySC"))
-		return 15;
-	if (strstr(name, "mallocgcSmallNoScanSC") || strstr(name, "mallocgcSmallScanNoHeaderSC"))
-		return go_class_to_size[n];
-	return 0;
-}
-
 static int add_asite(struct probe_plan *plan, const struct as_site *s,
 		     const char *func, uint32_t *idx)
 {
@@ -374,13 +343,13 @@ static int add_asite(struct probe_plan *plan, const struct as_site *s,
 	a->type = s->type;
 	a->ret_off = (int32_t)-s->sp;
 	a->addr = s->addr;
-	a->size_max = producer_size_max(func);
+	a->size_max = pp_producer_size_max(func);
 	set_window(a);
 	*idx = (uint32_t)plan->nasites++;
 	return 0;
 }
 
-static int add_caller(struct probe_plan *plan, const struct as_caller *a)
+int pp_add_caller(struct probe_plan *plan, const struct as_caller *a)
 {
 	struct probe_caller *pc;
 
@@ -398,120 +367,6 @@ static int add_caller(struct probe_plan *plan, const struct as_caller *a)
 	pc->val.size = a->size;
 	pc->val.type = a->type;
 	return 0;
-}
-
-/*
- * The ALLOC_ARGS probe a caller needs (cv->pre), once per instruction
- * (pre[], *npre of *cap): its cookie names the register of the type.
- */
-static int add_capture(struct plan_ctx *c, const struct as_caller *cv,
-		       uint64_t **pre, size_t *npre, size_t *cap)
-{
-	struct go_func gf;
-	int rc;
-
-	if (!cv->pre || index_of(*pre, *npre, cv->pre) >= 0)
-		return 0;
-	if (!GROW(*pre, *npre, *cap, 16))
-		return -ENOMEM;
-	(*pre)[(*npre)++] = cv->pre;
-	if (go_pclntab_find_pc(go_binary_pclntab(c->bin), cv->pre, &gf))
-		gf.name = cv->func;
-	rc = add_site(c->plan, c->bin, cv->pre, TAF_PROBE_ALLOC_ARGS, gf.name,
-		      cv->pre_emulated);
-	if (rc == 0)
-		c->plan->sites[c->plan->n - 1].aux = cv->pre_reg;
-	return rc;
-}
-
-/*
- * The runtime's functions whose calls of mallocgc (or of the next function
- * down) nearly every table-dispatched allocation passes: their entries go
- * in the plan's hot array first (TAF_HOT_CALLERS), then other runtime
- * functions' PASS entries.
- */
-static const char *const hot_funcs[] = {
-	"runtime.mallocgc", "runtime.makeslice", "runtime.newobject",
-	"runtime.newarray", "runtime.growslice", "runtime.rawstring",
-	"runtime.concatstrings", "runtime.rawbyteslice", "runtime.makeslicecopy",
-	"runtime.slicebytetostring", "internal/runtime/maps.newarray",
-	"internal/runtime/maps.newobject", "internal/runtime/maps.(*Map).growToSmall",
-	"runtime.convT", "runtime.convTnoptr",
-};
-
-static bool is_hot_func(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(hot_funcs) / sizeof(hot_funcs[0]); i++)
-		if (!strcmp(name, hot_funcs[i]))
-			return true;
-	return false;
-}
-
-static void add_hot(struct probe_plan *plan, const struct as_caller *a)
-{
-	struct probe_caller *h;
-
-	if (plan->nhot >= TAF_HOT_CALLERS)
-		return;
-	h = &plan->hot[plan->nhot++];
-	memset(h, 0, sizeof(*h));
-	h->ret = a->ret;
-	h->val.size = a->size;
-	h->val.type = a->type;
-}
-
-static bool is_pass(const struct as_caller *a)
-{
-	return a->type.kind == TAF_CVAL_PASS || a->type.kind == TAF_CVAL_PASS_DEREF;
-}
-
-/* The chain's entries worth a place in the hot array, best first. */
-static void pick_hot(struct probe_plan *plan, const struct as_caller *cv, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (is_hot_func(cv[i].func) && cv[i].type.kind != TAF_CVAL_PENDING)
-			add_hot(plan, &cv[i]);
-	for (i = 0; i < n; i++)
-		if (!is_hot_func(cv[i].func) && is_pass(&cv[i]) &&
-		    (!strncmp(cv[i].func, "runtime.", 8) ||
-		     !strncmp(cv[i].func, "internal/runtime/", 17)))
-			add_hot(plan, &cv[i]);
-}
-
-/*
- * Go 1.27's table dispatch: mallocgc passes its own type on (TAF_CVAL_PASS
- * entries from as_find_callers), so its callers, and theirs where they
- * pass their own argument on, are described for the site probe's climb.
- */
-static int plan_type_chains(struct plan_ctx *c, const struct as_env *env,
-			    uint64_t **pre, size_t *npre, size_t *cap)
-{
-	struct as_type_target root = { .type_reg = TAF_REG_BX };
-	struct as_chain_stats st;
-	struct as_caller *cv = NULL;
-	size_t ncv = 0, i;
-	uint64_t sz;
-	int rc;
-
-	if (go_binary_find_func(c->bin, "runtime.mallocgc", &root.entry, &sz))
-		return 0;      /* PASS entries then end unresolved: flagged */
-	rc = as_find_type_chains(env, &root, 1, TAF_TYPE_HOPS, &cv, &ncv, &st);
-	if (rc == 0)
-		pick_hot(c->plan, cv, ncv);
-	for (i = 0; rc == 0 && i < ncv; i++) {
-		rc = add_caller(c->plan, &cv[i]);
-		if (!rc)
-			rc = add_capture(c, &cv[i], pre, npre, cap);
-	}
-	c->plan->chain_passers = st.passers;
-	c->plan->chain_captured = st.captured;
-	c->plan->chain_unknown = st.unknown;
-	free(cv);
-	return rc;
 }
 
 /*
@@ -586,7 +441,7 @@ static int plan_alloc_sites(struct plan_ctx *c)
 			if (!fallback[i])
 				continue;
 			for (k = 0; k < fa[i].n_producer_calls; k++) {
-				long j = index_of(entries, n, fa[i].producer_calls[k]);
+				long j = pp_index_of(entries, n, fa[i].producer_calls[k]);
 
 				if (j >= 0 && !fallback[j]) {
 					fallback[j] = true;
@@ -612,13 +467,13 @@ static int plan_alloc_sites(struct plan_ctx *c)
 
 			rc = add_asite(plan, s, names[i], &idx);
 			if (!rc)
-				rc = add_site(plan, c->bin, s->addr, TAF_PROBE_ALLOC_SITE,
+				rc = pp_add_site(plan, c->bin, s->addr, TAF_PROBE_ALLOC_SITE,
 					      names[i], s->emulated);
 			if (rc)
 				goto out;
 			plan->sites[plan->n - 1].aux = idx;
 			if ((s->size.kind == TAF_LOC_NONE || s->type.kind == TAF_LOC_NONE) &&
-			    index_of(need, nneed, entries[i]) < 0)
+			    pp_index_of(need, nneed, entries[i]) < 0)
 				need[nneed++] = entries[i];
 		}
 		plan->funcs++;
@@ -640,15 +495,15 @@ static int plan_alloc_sites(struct plan_ctx *c)
 				continue;
 			chains |= cv[i].type.kind == TAF_CVAL_PASS;
 			if (cv[i].type.kind == TAF_CVAL_PASS)
-				add_hot(plan, &cv[i]);
-			rc = add_caller(plan, &cv[i]);
+				pp_add_hot(plan, &cv[i]);
+			rc = pp_add_caller(plan, &cv[i]);
 			if (!rc)
-				rc = add_capture(c, &cv[i], &pre, &npre, &cappre);
+				rc = pp_add_capture(c, &cv[i], &pre, &npre, &cappre);
 			if (rc)
 				goto out;
 		}
 		if (chains)
-			rc = plan_type_chains(c, &env, &pre, &npre, &cappre);
+			rc = pp_plan_type_chains(c, &env, &pre, &npre, &cappre);
 		if (rc)
 			goto out;
 	}
@@ -814,7 +669,7 @@ static int plan_sample_types(struct plan_ctx *c)
 	}
 	rc = as_find_type_sources(&env, tt, ntt, inner, ninner, &cv, &ncv);
 	for (i = 0; rc == 0 && i < ncv; i++)
-		rc = add_caller(plan, &cv[i]);
+		rc = pp_add_caller(plan, &cv[i]);
 out:
 	as_names_free(names, n);
 	free(entries);
