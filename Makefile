@@ -128,7 +128,7 @@ FUZZ_MODS  := inspect/go_buildinfo inspect/go_binary inspect/go_binary_tables in
               inspect/go_dwarf inspect/runtime_globals inspect/go_types inspect/go_reflect_names util/u64_map \
               inspect/go_layout inspect/go_layout_table inspect/disasm \
               format/trace_writer format/stack_sidecar format/stack_sidecar_write \
-              format/trace_reader format/gc_sidecar \
+              format/trace_reader format/gc_sidecar util/atomic_file \
               analysis/heap_replay analysis/heap_replay_points \
               analysis/heap_replay_objects analysis/heap_replay_spans \
               analysis/gc_cycles \

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/atomic_file.h"
 #include "util/grow.h"
 
 #define GC_SIDECAR_MAGIC "traceaf-bpf gc 1"
@@ -17,39 +18,25 @@
 int gc_sidecar_write(int dirfd, const char *trace_name,
 		     const struct gc_mark *marks, size_t n)
 {
-	char name[512], tmp[520];
-	size_t i;
+	char name[512], *buf = NULL;
+	size_t len = 0, i;
 	FILE *f;
-	int fd, rc = 0;
+	int rc;
 
 	if (snprintf(name, sizeof(name), "%s%s", trace_name,
 		     GC_SIDECAR_SUFFIX) >= (int)sizeof(name))
 		return -ENAMETOOLONG;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-		    O_NOFOLLOW, 0640);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		rc = -errno;
-		close(fd);
-		unlinkat(dirfd, tmp, 0);
-		return rc;
-	}
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
 	fprintf(f, "%s\n", GC_SIDECAR_MAGIC);
 	for (i = 0; i < n; i++)
 		fprintf(f, "%" PRIu64 " %" PRIu32 "\n", marks[i].ns,
 			marks[i].mode);
-	if (fflush(f) || ferror(f))
-		rc = errno ? -errno : -EIO;
-	if (fclose(f) && !rc)
-		rc = errno ? -errno : -EIO;
-	/* Whole or not at all: a reader never sees half a line. */
-	if (!rc && renameat(dirfd, tmp, dirfd, name))
-		rc = -errno;
-	if (rc)
-		unlinkat(dirfd, tmp, 0);
+	rc = fclose(f) ? -ENOMEM : 0;
+	if (rc == 0)
+		rc = atomic_file_replace_at(dirfd, name, buf, len);
+	free(buf);
 	return rc;
 }
 

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,4 +104,38 @@ void atomic_file_abort(struct atomic_file *f)
 	if (f->tmp_path)
 		unlink(f->tmp_path);
 	release(f);
+}
+
+int atomic_file_replace_at(int dirfd, const char *name, const void *buf,
+			   size_t len)
+{
+	const char *p = buf;
+	char tmp[PATH_MAX];
+	int fd, rc = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", name) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+		    O_NOFOLLOW, 0640);
+	if (fd < 0)
+		return -errno;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -ENOSPC;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) && !rc)
+		rc = -errno;
+	if (!rc && renameat(dirfd, tmp, dirfd, name))
+		rc = -errno;
+	if (rc)
+		unlinkat(dirfd, tmp, 0);
+	return rc;
 }

@@ -43,4 +43,13 @@ int atomic_file_commit(struct atomic_file *f);
 /* Removes the temporary file and releases F (nothing appears at PATH). */
 void atomic_file_abort(struct atomic_file *f);
 
+/*
+ * A small file NAME in directory DIRFD replaced whole by LEN bytes: written
+ * to NAME.tmp (O_NOFOLLOW, mode 0640) and renamed, so a reader never sees
+ * part of it; not synced (the trace sidecars, rewritten often).  0 or a
+ * negative errno; on error NAME is left as it was.
+ */
+int atomic_file_replace_at(int dirfd, const char *name, const void *buf,
+			   size_t len);
+
 #endif /* ATOMIC_FILE_H */
