@@ -17,7 +17,11 @@
 #define DEFAULT_OUTPUT_DIR "./traceaf-out"
 #define DEFAULT_GEN_PERIOD_NS 1000000000ull
 #define DEFAULT_ROTATE_SIZE (256ull << 20)
-#define DEFAULT_RINGBUF_MB 64
+/* 32 MiB: the ring is mapped twice (so a record can wrap) and both
+ * mappings count in the daemon's RSS, so it is the largest item of a
+ * 1 GiB-heap attach; at 32 MiB sustained 2 M events/s still drop nothing
+ * on these machines (BENCHMARKS.md), the trap rate being the limit. */
+#define DEFAULT_RINGBUF_MB 32
 #define DEFAULT_MAX_PROCESSES 64
 
 int parse_duration_ns(const char *s, uint64_t *ns)
@@ -197,7 +201,9 @@ void cli_print_help(void)
 "        created 0700, and not used if it or a file in it is a symbolic\n"
 "        link, belongs to another user or is writable by anyone else.\n"
 "    --ringbuf-size MIB\n"
-"        BPF ring buffer size in MiB (power of two).  Default 64.\n"
+"        BPF ring buffer size in MiB (power of two).  Default 32.  It is\n"
+"        mapped twice, so it counts double in RSS; raise it if -v reports\n"
+"        drops.\n"
 "    -v, --verbose\n"
 "        Progress and per-kind drop counts every second on stderr.\n"
 "    -h, --help\n"
