@@ -37,7 +37,7 @@ GO_VERSIONS="1.23 1.27" OUT=$GOBIN_DIR "$ROOT/tests/go/build-stdtests.sh" \
 	fail "cannot build the standard-library test binaries: $(tail -n 5 "$TMP/build.log")"
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/lib/agree_check.c" \
-	"$ROOT/user/format/trace_reader.c" "$ROOT/user/util/u64_map.c" \
+	"$ROOT/user/format/trace_reader.c" "$ROOT/user/format/trace_events.c" "$ROOT/user/util/u64_map.c" \
 	-o "$TMP/agree_check" || fail "cannot build agree_check"
 
 KINDS="SpanAlloc SpanFree HeapObjectAlloc HeapObjectFree GoroutineStackAlloc GoroutineStackFree"

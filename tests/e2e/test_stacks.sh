@@ -21,7 +21,7 @@ LINE=$(grep -n 'stacks-e2e: newNode' "$ROOT/tests/go/knownalloc/main.go" | cut -
 
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/lib/stacks_check.c" \
-	"$ROOT/user/format/stack_sidecar.c" "$ROOT/user/format/trace_reader.c" \
+	"$ROOT/user/format/stack_sidecar.c" "$ROOT/user/format/trace_reader.c" "$ROOT/user/format/trace_events.c" \
 	"$ROOT/user/util/u64_map.c" -o "$TMP/stacks_check" ||
 	fail "cannot build stacks_check"
 

@@ -12,7 +12,7 @@
  */
 #include "fuzz_common.h"
 #include "format/trace_reader.h"
-#include "format/trace_writer.h"
+#include "format/trace_events.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

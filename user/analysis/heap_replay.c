@@ -32,7 +32,7 @@
 #include "heap_replay.h"
 #include "heap_replay_impl.h"
 #include "format/trace_reader.h"
-#include "format/trace_writer.h"
+#include "format/trace_events.h"
 #include "util/u64_map.h"
 
 #define CLASS_MAX ((1u << 24) - 1)

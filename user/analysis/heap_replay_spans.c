@@ -7,7 +7,7 @@
  */
 
 #include "analysis/heap_replay_impl.h"
-#include "format/trace_writer.h"
+#include "format/trace_events.h"
 
 static void pages_add(struct heap_replay *h, uint64_t v, int dir)
 {

@@ -35,44 +35,15 @@
 #include <unistd.h>
 
 #include "trace_reader.h"
+#include "format/trace_events.h"
 #include "util/u64_map.h"
 #include "util/uvarint.h"
 
 enum {
-	EV_EVENT_BATCH = 1,
-	EV_STACKS = 2,
-	EV_STRINGS = 4,
-	EV_CPU_SAMPLES = 6,
-	EV_FREQUENCY = 8,
-	EV_LAST_GO123 = 48,          /* EvGoStatusStack */
-	EV_EXPERIMENTAL_BATCH = 49,
-	EV_SYNC = 50,
-	EV_CLOCK_SNAPSHOT = 51,
-	EV_END_OF_GENERATION = 52,
-	EV_AF_FIRST = 128,           /* EvSpan */
-	EV_AF_LAST = 136,            /* EvGoroutineStackFree */
-	EXP_ALLOC_FREE = 1,
 	AF_TYPES_BATCH = 0,
 	AF_INFO_BATCH = 1,
 	HEADER_LEN = 16,
 	MAX_BATCH_DATA = 64 << 10,   /* tracev2.MaxBatchSize */
-};
-
-/*
- * Arguments, timestamp included, of the timed events that may appear in an
- * event batch (tracev2.Specs(); the same numbers in Go 1.23's go122).
- * 0: not allowed in an event batch.
- */
-static const uint8_t event_nargs[EV_AF_LAST + 1] = {
-	[9] = 3, [10] = 3, [11] = 1, [12] = 4, [13] = 3, [14] = 4, [15] = 2,
-	[16] = 3, [17] = 1, [18] = 1, [19] = 3, [20] = 3, [21] = 4, [22] = 3,
-	[23] = 1, [24] = 1, [25] = 4, [26] = 3, [27] = 1, [28] = 2, [29] = 3,
-	[30] = 2, [31] = 2, [32] = 2, [33] = 3, [34] = 2, [35] = 2, [36] = 1,
-	[37] = 2, [38] = 2, [39] = 2, [40] = 5, [41] = 3, [42] = 4, [43] = 4,
-	[44] = 5, [45] = 3, [46] = 3, [47] = 4, [48] = 5,
-	[EV_CLOCK_SNAPSHOT] = 4,
-	[128] = 4, [129] = 4, [130] = 2, [131] = 3, [132] = 3, [133] = 2,
-	[134] = 3, [135] = 3, [136] = 2,
 };
 
 struct cursor {
@@ -322,8 +293,8 @@ static int read_sync(struct trace_reader *r, const uint8_t *p,
 	while (p < end) {
 		uint8_t ev = *p++;
 		uint64_t v[4];
-		int n = ev == EV_FREQUENCY ? 1 :
-			ev == EV_CLOCK_SNAPSHOT && r->version >= 25 ? 4 : 0;
+		int n = ev == TW_EV_FREQUENCY ? 1 :
+			ev == TW_EV_CLOCK_SNAPSHOT && r->version >= 25 ? 4 : 0;
 
 		if (!n)
 			return fail(r, off, "unexpected event %u in sync batch",
@@ -331,7 +302,7 @@ static int read_sync(struct trace_reader *r, const uint8_t *p,
 		for (int i = 0; i < n; i++)
 			if (uvarint_get(&p, end, &v[i]))
 				return fail(r, off, "malformed sync batch");
-		if (ev == EV_FREQUENCY) {
+		if (ev == TW_EV_FREQUENCY) {
 			if (!v[0])
 				return fail(r, off, "zero frequency");
 			r->freq = v[0];
@@ -364,9 +335,12 @@ static int cursor_advance(struct trace_reader *r, struct cursor *c)
 		const uint8_t *start = p;
 		uint8_t type = *p++;
 		uint64_t d, a;
-		int n = type <= EV_AF_LAST ? event_nargs[type] : 0, i;
+		const struct tw_event_spec *spec = tw_event_spec(type);
+		/* Arguments, timestamp included; 0: not in an event batch
+		 * (nor, before format 1.25, anything past Go 1.23's last). */
+		int n = spec && spec->timed ? spec->nargs : 0, i;
 
-		if (type > EV_LAST_GO123 && type < EV_AF_FIRST &&
+		if (type > TW_EV_GO_STATUS_STACK && type < TW_EV_FIRST &&
 		    r->version < 25)
 			n = 0;
 		if (!n) {
@@ -380,7 +354,7 @@ static int cursor_advance(struct trace_reader *r, struct cursor *c)
 			return fail(r, (size_t)(start - r->buf),
 				    "timestamp overflows 64 bits");
 		c->ts += d;
-		if (type < EV_AF_FIRST) {
+		if (type < TW_EV_FIRST) {
 			for (i = 0; i < n - 1; i++)
 				if (uv(&p, end, &a))
 					goto bad;
@@ -473,11 +447,11 @@ static int take_batch(struct trace_reader *r, bool first)
 	int exp = 0, rc = 0;
 	uint8_t kind = *p++;
 
-	if (kind == EV_EXPERIMENTAL_BATCH) {
+	if (kind == TW_EV_EXPERIMENTAL_BATCH) {
 		if (p == end)
 			return fail(r, off, "truncated batch header");
 		exp = *p++;
-	} else if (kind != EV_EVENT_BATCH) {
+	} else if (kind != TW_EV_EVENT_BATCH) {
 		return fail(r, off, "expected a batch, found byte %u", kind);
 	}
 	if (uvarint_get(&p, end, &gen) || uvarint_get(&p, end, &m) ||
@@ -495,7 +469,7 @@ static int take_batch(struct trace_reader *r, bool first)
 	data = p;
 	r->pos = (size_t)(p + len - r->buf);
 	if (exp) {
-		if (exp != EXP_ALLOC_FREE || !len)
+		if (exp != TW_EXP_ALLOC_FREE || !len)
 			return 1;
 		if (data[0] == AF_TYPES_BATCH)
 			rc = read_types(r, data + 1, data + len, off);
@@ -506,15 +480,15 @@ static int take_batch(struct trace_reader *r, bool first)
 	if (!len)
 		return 1;
 	switch (data[0]) {
-	case EV_STACKS:
-	case EV_STRINGS:
-	case EV_CPU_SAMPLES:
+	case TW_EV_STACKS:
+	case TW_EV_STRINGS:
+	case TW_EV_CPU_SAMPLES:
 		return 1;
-	case EV_FREQUENCY:
+	case TW_EV_FREQUENCY:
 		if (r->version < 25)
 			rc = read_sync(r, data, data + len, off);
 		break;
-	case EV_SYNC:
+	case TW_EV_SYNC:
 		if (r->version >= 25) {
 			rc = read_sync(r, data, data + len, off);
 			break;
@@ -546,7 +520,7 @@ int trace_reader_next_gen(struct trace_reader *r)
 		madvise((void *)r->buf, done, MADV_DONTNEED);
 	}
 	while (r->pos < r->len) {
-		if (r->buf[r->pos] == EV_END_OF_GENERATION &&
+		if (r->buf[r->pos] == TW_EV_END_OF_GENERATION &&
 		    r->version >= 26) {
 			r->pos++;
 			if (!first)

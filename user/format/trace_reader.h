@@ -36,7 +36,7 @@ struct trace_type {
 	size_t name_len;
 };
 
-/* One AllocFree event (kind: 128..136, enum tw_event in trace_writer.h). */
+/* One AllocFree event (kind: TW_EV_FIRST..TW_EV_LAST, format/trace_events.h). */
 struct trace_event {
 	uint8_t kind;
 	uint64_t gen;

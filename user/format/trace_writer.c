@@ -39,12 +39,7 @@
 #include "util/u64_map.h"
 #include "util/uvarint.h"
 
-/* internal/trace/event/go122 (1.23) = internal/trace/tracev2 (1.25+). */
 enum {
-	EV_EVENT_BATCH = 1,
-	EV_FREQUENCY = 8,
-	EV_EXPERIMENTAL_BATCH = 49,
-	EXPERIMENT_ALLOC_FREE = 1,
 	/* runtime/traceallocfree.go: first data byte of an AllocFree batch. */
 	ALLOC_FREE_TYPES_BATCH = 0,
 	ALLOC_FREE_INFO_BATCH = 1,
@@ -106,19 +101,6 @@ struct tw_gen {
 	uint64_t min_ts, max_ts;
 	uint64_t last_event_ts;      /* as written: tw_gen_last_event_ts */
 	size_t data_bytes;           /* sum of thread buffers */
-};
-
-/* Arguments after the timestamp (runtime/traceallocfree.go). */
-static const uint8_t ev_nargs[] = {
-	[TW_EV_SPAN - TW_EV_SPAN] = 3,
-	[TW_EV_SPAN_ALLOC - TW_EV_SPAN] = 3,
-	[TW_EV_SPAN_FREE - TW_EV_SPAN] = 1,
-	[TW_EV_HEAP_OBJECT - TW_EV_SPAN] = 2,
-	[TW_EV_HEAP_OBJECT_ALLOC - TW_EV_SPAN] = 2,
-	[TW_EV_HEAP_OBJECT_FREE - TW_EV_SPAN] = 1,
-	[TW_EV_GOROUTINE_STACK - TW_EV_SPAN] = 2,
-	[TW_EV_GOROUTINE_STACK_ALLOC - TW_EV_SPAN] = 2,
-	[TW_EV_GOROUTINE_STACK_FREE - TW_EV_SPAN] = 1,
 };
 
 /* Grows *p (an array of `size`-byte items) to hold at least `need`. */
@@ -210,10 +192,10 @@ static uint8_t *put_batch_header(uint8_t *p, int exp, uint64_t gen,
 				 uint64_t m, uint64_t ts, size_t data_len)
 {
 	if (exp) {
-		*p++ = EV_EXPERIMENTAL_BATCH;
+		*p++ = TW_EV_EXPERIMENTAL_BATCH;
 		*p++ = (uint8_t)exp;
 	} else {
-		*p++ = EV_EVENT_BATCH;
+		*p++ = TW_EV_EVENT_BATCH;
 	}
 	p = uvarint_put(p, gen);
 	p = uvarint_put(p, m);
@@ -286,7 +268,7 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 	unsigned nargs;
 	uint64_t prev;
 
-	if (ev < TW_EV_SPAN || ev > TW_EV_GOROUTINE_STACK_FREE || g->finished)
+	if (ev < TW_EV_FIRST || ev > TW_EV_LAST || g->finished)
 		return -EINVAL;
 	/* NoThread (2^64-1) makes the parsers refuse the batch. */
 	if (thread == UINT64_MAX)
@@ -309,7 +291,7 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 	start = p = t->buf + BATCH_HDR_MAX + t->len;
 	*p++ = (uint8_t)ev;
 	p = uvarint_put(p, ts - prev);
-	nargs = ev_nargs[ev - TW_EV_SPAN];
+	nargs = tw_events[ev].nargs - 1u; /* after the timestamp */
 	p = uvarint_put(p, a);
 	if (nargs > 1)
 		p = uvarint_put(p, b);
@@ -427,7 +409,7 @@ static void put_type_batches(struct tw_gen *g, uint64_t ts)
 				break;
 			data += r;
 		}
-		p = put_batch_header(buf, EXPERIMENT_ALLOC_FREE, g->gen, m, ts,
+		p = put_batch_header(buf, TW_EXP_ALLOC_FREE, g->gen, m, ts,
 				     data);
 		*p++ = ALLOC_FREE_TYPES_BATCH;
 		for (; i < j; i++) {
@@ -480,7 +462,7 @@ int tw_gen_finish(struct tw_gen *g)
 
 	/* runtime/tracetime.go traceFrequency: a lone EvFrequency. */
 	q = data;
-	*q++ = EV_FREQUENCY;
+	*q++ = TW_EV_FREQUENCY;
 	q = uvarint_put(q, g->freq);
 	p = put_batch_header(tmp, 0, g->gen, m, ts, (size_t)(q - data));
 	memcpy(p, data, (size_t)(q - data));
@@ -493,7 +475,7 @@ int tw_gen_finish(struct tw_gen *g)
 	q = uvarint_put(q, g->info.page_size);
 	q = uvarint_put(q, g->info.min_heap_align);
 	q = uvarint_put(q, g->info.fixed_stack);
-	p = put_batch_header(tmp, EXPERIMENT_ALLOC_FREE, g->gen, m, ts,
+	p = put_batch_header(tmp, TW_EXP_ALLOC_FREE, g->gen, m, ts,
 			     (size_t)(q - data));
 	memcpy(p, data, (size_t)(q - data));
 	emit(g, tmp, (size_t)(p - tmp) + (size_t)(q - data));

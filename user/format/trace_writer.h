@@ -15,26 +15,11 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#include "format/trace_events.h"
+
 /* File header: 16 bytes, "go 1.23 trace\0\0\0". */
 #define TW_HEADER "go 1.23 trace\0\0\0"
 #define TW_HEADER_LEN 16
-
-/* The experiment's event types (internal/trace/event/go122: 127 + iota). */
-enum tw_event {
-	TW_EV_SPAN = 128,                /* [ts, id, npages, kindclass] */
-	TW_EV_SPAN_ALLOC = 129,          /* [ts, id, npages, kindclass] */
-	TW_EV_SPAN_FREE = 130,           /* [ts, id] */
-	TW_EV_HEAP_OBJECT = 131,         /* [ts, id, type] */
-	TW_EV_HEAP_OBJECT_ALLOC = 132,   /* [ts, id, type] */
-	TW_EV_HEAP_OBJECT_FREE = 133,    /* [ts, id] */
-	TW_EV_GOROUTINE_STACK = 134,     /* [ts, id, order] */
-	TW_EV_GOROUTINE_STACK_ALLOC = 135, /* [ts, id, order] */
-	TW_EV_GOROUTINE_STACK_FREE = 136,  /* [ts, id] */
-};
-
-/* Number of experimental event types, for per-event counters. */
-#define TW_EV_FIRST TW_EV_SPAN
-#define TW_EV_COUNT 9
 
 /* The info batch: how to turn IDs back into addresses. */
 struct tw_heap_info {

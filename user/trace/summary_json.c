@@ -15,12 +15,6 @@
 #include "trace/session.h"
 #include "format/trace_sink.h"
 
-static const char *const event_names[TW_EV_COUNT] = {
-	"Span", "SpanAlloc", "SpanFree", "HeapObject", "HeapObjectAlloc",
-	"HeapObjectFree", "GoroutineStack", "GoroutineStackAlloc",
-	"GoroutineStackFree",
-};
-
 /* JSON string body: quotes, backslashes and control characters escaped. */
 static void json_str(FILE *f, const char *s)
 {
@@ -98,7 +92,7 @@ int summary_json_write(const struct session *s,
 	fprintf(f, ",\n  \"events_written\": {");
 	for (k = 0; k < TW_EV_COUNT; k++)
 		fprintf(f, "%s\"%s\": %" PRIu64, k ? ", " : "",
-			event_names[k], s->counts.written[k]);
+			tw_event_name(TW_EV_FIRST + k), s->counts.written[k]);
 	fprintf(f, "},\n  \"events_written_total\": %" PRIu64,
 		s->counts.events);
 	fprintf(f, ",\n  \"events_lost_on_write\": %" PRIu64,

@@ -17,7 +17,7 @@
 
 #include "format/stack_sidecar.h"
 #include "format/trace_reader.h"
-#include "format/trace_writer.h"
+#include "format/trace_events.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
