@@ -317,7 +317,7 @@ static int find_types(struct stream *st, const struct go_binary *bin)
 		st->class_of[k] = size_class(kinds[k].class_size);
 		if (!kinds[k].type)
 			continue;
-		if (go_dwarf_runtime_type_off(bin, kinds[k].type, &off)) {
+		if (go_dwarf_runtime_type_off(go_binary_dwarf(bin), kinds[k].type, &off)) {
 			fprintf(stderr, "no type %s in the binary's DWARF\n",
 				kinds[k].type);
 			return -ENOENT;

@@ -40,17 +40,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < go_layout_nfields; i++) {
 		const struct go_layout_field_desc *f = &go_layout_fields[i];
 
-		(void)go_dwarf_member(bin, f->type, f->path, &off, &sz);
-		(void)go_dwarf_member_offset(bin, f->type, f->path, &off);
+		(void)go_dwarf_member(go_binary_dwarf(bin), f->type, f->path, &off, &sz);
+		(void)go_dwarf_member_offset(go_binary_dwarf(bin), f->type, f->path, &off);
 	}
-	(void)go_dwarf_member(bin, "runtime.mheap", "", &off, &sz);
-	(void)go_dwarf_member(bin, "runtime.mheap", "pages..x", &off, &sz);
+	(void)go_dwarf_member(go_binary_dwarf(bin), "runtime.mheap", "", &off, &sz);
+	(void)go_dwarf_member(go_binary_dwarf(bin), "runtime.mheap", "pages..x", &off, &sz);
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
-		(void)go_dwarf_type_size(bin, types[i], &sz);
-		(void)go_dwarf_runtime_type_off(bin, types[i], &off);
+		(void)go_dwarf_type_size(go_binary_dwarf(bin), types[i], &sz);
+		(void)go_dwarf_runtime_type_off(go_binary_dwarf(bin), types[i], &off);
 	}
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		(void)go_dwarf_var_addr(bin, vars[i], &off);
+		(void)go_dwarf_var_addr(go_binary_dwarf(bin), vars[i], &off);
 
 	/* On success no field is left unknown (go_layout.h). */
 	rc = go_layout_resolve(bin, &l, NULL, NULL);

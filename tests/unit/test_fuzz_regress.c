@@ -139,9 +139,9 @@ static void test_dwarf_without_any_names_is_indexed(void **state)
 	assert_int_equal(go_binary_open(regress_path("elf/dwarf-without-names"),
 					&bin, err, sizeof(err)), 0);
 	assert_true(go_binary_has_dwarf(bin));
-	assert_int_equal(go_dwarf_member(bin, "runtime.mspan", "npages", &off,
+	assert_int_equal(go_dwarf_member(go_binary_dwarf(bin), "runtime.mspan", "npages", &off,
 					 &sz), -ENOENT);
-	assert_int_equal(go_dwarf_type_size(bin, "main.Node", &sz), -ENOENT);
+	assert_int_equal(go_dwarf_type_size(go_binary_dwarf(bin), "main.Node", &sz), -ENOENT);
 	(void)go_runtime_global_addr(bin, "runtime.mheap_", &addr);
 	go_binary_close(bin);
 }

@@ -797,13 +797,13 @@ static void test_dwarf_nested_member_path_adds_offsets(void **state)
 	struct go_binary *b = open_bin(27, "");
 	uint64_t whole, pages, inuse, ranges, size;
 
-	assert_int_equal(go_dwarf_member(b, "runtime.mheap", "pages.inUse.ranges",
+	assert_int_equal(go_dwarf_member(go_binary_dwarf(b), "runtime.mheap", "pages.inUse.ranges",
 					 &whole, &size), 0);
-	assert_int_equal(go_dwarf_member_offset(b, "runtime.mheap", "pages",
+	assert_int_equal(go_dwarf_member_offset(go_binary_dwarf(b), "runtime.mheap", "pages",
 						&pages), 0);
-	assert_int_equal(go_dwarf_member_offset(b, "runtime.pageAlloc", "inUse",
+	assert_int_equal(go_dwarf_member_offset(go_binary_dwarf(b), "runtime.pageAlloc", "inUse",
 						&inuse), 0);
-	assert_int_equal(go_dwarf_member_offset(b, "runtime.addrRanges",
+	assert_int_equal(go_dwarf_member_offset(go_binary_dwarf(b), "runtime.addrRanges",
 						"ranges", &ranges), 0);
 	assert_int_equal(whole, pages + inuse + ranges);
 	assert_int_equal(size, 24); /* a slice header */
@@ -815,9 +815,9 @@ static void test_dwarf_unknown_member_or_type_is_enoent(void **state)
 	struct go_binary *b = open_bin(23, "");
 	uint64_t off;
 
-	assert_int_equal(go_dwarf_member_offset(b, "runtime.mspan", "noSuchField",
+	assert_int_equal(go_dwarf_member_offset(go_binary_dwarf(b), "runtime.mspan", "noSuchField",
 						&off), -ENOENT);
-	assert_int_equal(go_dwarf_member_offset(b, "runtime.noSuchType", "x",
+	assert_int_equal(go_dwarf_member_offset(go_binary_dwarf(b), "runtime.noSuchType", "x",
 						&off), -ENOENT);
 	go_binary_close(b);
 }
@@ -827,7 +827,7 @@ static void test_dwarf_type_size_of_main_node_is_56(void **state)
 	struct go_binary *b = open_bin(21, "-pie");
 	uint64_t size;
 
-	assert_int_equal(go_dwarf_type_size(b, "main.Node", &size), 0);
+	assert_int_equal(go_dwarf_type_size(go_binary_dwarf(b), "main.Node", &size), 0);
 	assert_int_equal(size, 56);
 	go_binary_close(b);
 }
@@ -1054,7 +1054,7 @@ static void test_dwarf_absent_is_enodata(void **state)
 	struct go_binary *b = open_bin(27, "-stripped");
 	uint64_t off;
 
-	assert_int_equal(go_dwarf_member_offset(b, "runtime.mspan", "npages",
+	assert_int_equal(go_dwarf_member_offset(go_binary_dwarf(b), "runtime.mspan", "npages",
 						&off), -ENODATA);
 	go_binary_close(b);
 }

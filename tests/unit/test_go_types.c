@@ -139,7 +139,7 @@ static void test_named_fields_match_dwarf_on_123_and_127(void **state)
 				(const void *)((const char *)t + f[i].off);
 			uint64_t off, size;
 
-			assert_int_equal(go_dwarf_member(b, f[i].type, f[i].path,
+			assert_int_equal(go_dwarf_member(go_binary_dwarf(b), f[i].type, f[i].path,
 							 &off, &size), 0);
 			assert_int_equal(tf->off, off);
 			assert_int_equal(tf->size, size);
@@ -247,7 +247,7 @@ static uint64_t type_addr(int minor, const char *flavour, const char *type,
 
 	snprintf(twin, sizeof(twin), "%s", strstr(flavour, "pie") ? "-pie" : "");
 	t = open_bin(minor, twin);
-	if (go_dwarf_runtime_type_off(t, type, &off))
+	if (go_dwarf_runtime_type_off(go_binary_dwarf(t), type, &off))
 		fail_msg("go1.%d: no DW_AT_go_runtime_type for %s", minor, type);
 	go_binary_close(t);
 	return r->types + off;

@@ -20,6 +20,7 @@
 
 #include "go_binary.h"
 #include "go_binary_impl.h"
+#include "inspect/go_dwarf.h"
 #include "inspect/go_func_index.h"
 
 int go_binary_fail(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -404,8 +405,7 @@ void go_binary_close(struct go_binary *bin)
 {
 	if (!bin)
 		return;
-	if (bin->dwarf && bin->dwarf_free)
-		bin->dwarf_free(bin->dwarf);
+	go_dwarf_free(bin->dwarf);
 	go_func_index_free(&bin->fidx);
 	go_build_info_free(&bin->bi);
 	if (bin->elf)
@@ -621,10 +621,12 @@ void go_binary_memo_put(const struct go_binary *bin, const char *key,
 	m->rc = rc;
 }
 
-struct go_dwarf **go_binary_dwarf_slot(const struct go_binary *bin,
-				       void (*free_fn)(struct go_dwarf *))
+struct go_dwarf *go_binary_dwarf(const struct go_binary *bin)
 {
-	((struct go_binary *)bin)->dwarf_free = free_fn;
+	struct go_binary *b = (struct go_binary *)bin;
+
 	/* A cache filled on first use; the binary itself does not change. */
-	return &((struct go_binary *)bin)->dwarf;
+	if (!b->dwarf)
+		b->dwarf = go_dwarf_open(b->has_dwarf ? (struct Elf *)b->elf : NULL);
+	return b->dwarf;
 }

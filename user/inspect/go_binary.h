@@ -6,7 +6,7 @@
  * symbols (libelf), PIE detection, link address <-> file offset, and the
  * three Go tables every later stage starts from: the build info
  * (go_buildinfo.h), the function table (go_pclntab.h) and the address of
- * runtime.firstmoduledata. DWARF is opened lazily by go_dwarf.c on first
+ * runtime.firstmoduledata. Its DWARF index (go_dwarf.h) is opened on first
  * use and lives as long as the go_binary.
  *
  * Addresses here are link-time virtual addresses (what `nm` prints). For a
@@ -155,13 +155,17 @@ void go_binary_memo_put(const struct go_binary *bin, const char *key,
 			uint64_t value, int rc);
 
 /*
- * For go_dwarf.c: the libelf handle, and the slot for its lazy state with
- * the function go_binary_close frees it with (so that go_binary does not
- * depend on go_dwarf, which depends on it).
+ * The libelf handle, for the modules that read sections go_binary does not
+ * interpret (binary_ident's notes).
  */
 struct Elf *go_binary_elf(const struct go_binary *bin);
+
+/*
+ * The binary's DWARF index (go_dwarf.h), opened on first use and owned by
+ * the binary (freed by go_binary_close).  Without DWARF its lookups answer
+ * -ENODATA; NULL (lookups: -ENOMEM) only when there is no memory for it.
+ */
 struct go_dwarf;
-struct go_dwarf **go_binary_dwarf_slot(const struct go_binary *bin,
-				       void (*free_fn)(struct go_dwarf *));
+struct go_dwarf *go_binary_dwarf(const struct go_binary *bin);
 
 #endif /* GO_BINARY_H */

@@ -62,8 +62,7 @@ struct go_binary {
 	uint64_t text_start;
 	uint64_t moduledata; /* 0: not found */
 
-	struct go_dwarf *dwarf; /* go_dwarf.c's lazy state */
-	void (*dwarf_free)(struct go_dwarf *);  /* ... and how it goes */
+	struct go_dwarf *dwarf; /* go_binary_dwarf's, opened on first use */
 	/* runtime_globals.c's answers, see go_binary_memo_get. */
 	struct go_binary_memo memo[8];
 	size_t nmemo;

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inspect/go_binary.h"
 #include "go_dwarf.h"
 
 #define DW_AT_go_runtime_type 0x2904
@@ -128,34 +127,24 @@ void go_dwarf_free(struct go_dwarf *g)
 	free(g);
 }
 
-static int get_dwarf(const struct go_binary *bin, struct go_dwarf **out)
+struct go_dwarf *go_dwarf_open(struct Elf *elf)
 {
-	struct go_dwarf **slot = go_binary_dwarf_slot(bin, go_dwarf_free);
-	struct go_dwarf *g = *slot;
-	int rc;
+	struct go_dwarf *g = calloc(1, sizeof(*g));
 
-	if (g) {
-		*out = g;
-		return g->error;
-	}
-	g = calloc(1, sizeof(*g));
 	if (!g)
-		return -ENOMEM;
-	*slot = g;
-	*out = g;
-	if (!go_binary_has_dwarf(bin)) {
+		return NULL;
+	g->dw = elf ? dwarf_begin_elf((Elf *)elf, DWARF_C_READ, NULL) : NULL;
+	if (!g->dw)
 		g->error = -ENODATA;
-		return g->error;
-	}
-	g->dw = dwarf_begin_elf((Elf *)go_binary_elf(bin), DWARF_C_READ, NULL);
-	if (!g->dw) {
-		g->error = -ENODATA;
-		return g->error;
-	}
-	rc = build_index(g);
-	if (rc)
-		g->error = rc;
-	return rc;
+	else
+		g->error = build_index(g);
+	return g;
+}
+
+/* The index of G, or its error: -ENOMEM for no G at all. */
+static int get_dwarf(struct go_dwarf *g)
+{
+	return g ? g->error : -ENOMEM;
 }
 
 static int lookup(struct go_dwarf *g, const char *name, bool is_var,
@@ -196,11 +185,9 @@ static int strip_typedefs(Dwarf_Die *die)
 	return dwarf_tag(die) == DW_TAG_typedef ? -ENOENT : 0;
 }
 
-static int find_type(const struct go_binary *bin, const char *type,
-		     Dwarf_Die *die)
+static int find_type(struct go_dwarf *g, const char *type, Dwarf_Die *die)
 {
-	struct go_dwarf *g;
-	int rc = get_dwarf(bin, &g);
+	int rc = get_dwarf(g);
 
 	if (rc)
 		return rc;
@@ -248,7 +235,7 @@ static int die_size(Dwarf_Die *die, uint64_t *size)
 	return 0;
 }
 
-int go_dwarf_member(const struct go_binary *bin, const char *type,
+int go_dwarf_member(struct go_dwarf *g, const char *type,
 		    const char *member_path, uint64_t *off, uint64_t *size)
 {
 	const char *p = member_path;
@@ -256,7 +243,7 @@ int go_dwarf_member(const struct go_binary *bin, const char *type,
 	uint64_t total = 0;
 	int rc;
 
-	rc = find_type(bin, type, &cur);
+	rc = find_type(g, type, &cur);
 	if (rc)
 		return rc;
 	for (;;) {
@@ -283,27 +270,25 @@ int go_dwarf_member(const struct go_binary *bin, const char *type,
 	return 0;
 }
 
-int go_dwarf_type_size(const struct go_binary *bin, const char *type,
+int go_dwarf_type_size(struct go_dwarf *g, const char *type,
 		       uint64_t *size)
 {
 	Dwarf_Die die;
-	int rc = find_type(bin, type, &die);
+	int rc = find_type(g, type, &die);
 
 	if (rc)
 		return rc;
 	return die_size(&die, size);
 }
 
-int go_dwarf_var_addr(const struct go_binary *bin, const char *var,
-		      uint64_t *addr)
+int go_dwarf_var_addr(struct go_dwarf *g, const char *var, uint64_t *addr)
 {
-	struct go_dwarf *g = NULL;
 	Dwarf_Die die;
 	Dwarf_Attribute at;
 	Dwarf_Op *ops;
 	size_t nops;
 
-	if (get_dwarf(bin, &g) == 0 && lookup(g, var, true, &die) == 0 &&
+	if (get_dwarf(g) == 0 && lookup(g, var, true, &die) == 0 &&
 	    dwarf_attr(&die, DW_AT_location, &at) &&
 	    dwarf_getlocation(&at, &ops, &nops) == 0 && nops == 1 &&
 	    ops[0].atom == DW_OP_addr) {
@@ -313,14 +298,13 @@ int go_dwarf_var_addr(const struct go_binary *bin, const char *var,
 	return -ENOENT;
 }
 
-int go_dwarf_runtime_type_off(const struct go_binary *bin, const char *type,
+int go_dwarf_runtime_type_off(struct go_dwarf *g, const char *type,
 			      uint64_t *off)
 {
-	struct go_dwarf *g;
 	Dwarf_Die die;
 	int depth, rc;
 
-	rc = get_dwarf(bin, &g);
+	rc = get_dwarf(g);
 	if (rc)
 		return rc;
 	rc = lookup(g, type, false, &die);

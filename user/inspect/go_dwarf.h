@@ -3,8 +3,10 @@
  * go_dwarf.h - struct layouts, globals and type descriptors from the DWARF
  * a Go binary carries (absent when linked with -ldflags=-w).
  *
- * Owns: a name index over the binary's DWARF (libdw), built on first use
- * and kept in the go_binary. Type names are Go's: "runtime.mspan",
+ * Owns: a name index over a binary's DWARF (libdw), built when opened.
+ * Knows nothing of go_binary, which owns one per binary, opened on first
+ * use (go_binary_dwarf): callers pass go_binary_dwarf(bin).  A NULL index
+ * (no memory to open one) answers -ENOMEM.  Type names are Go's: "runtime.mspan",
  * "internal/abi.Type", "main.Node". Typedefs (Go emits one per named type)
  * are looked through.
  *
@@ -16,8 +18,15 @@
 
 #include <stdint.h>
 
-struct go_binary;
+struct Elf;
 struct go_dwarf;
+
+/*
+ * The index of ELF's DWARF (NULL ELF: a binary without .debug_info).
+ * Never fails but for memory (NULL); a binary without usable DWARF gives
+ * an index whose every lookup answers -ENODATA.  Free with go_dwarf_free.
+ */
+struct go_dwarf *go_dwarf_open(struct Elf *elf);
 
 /*
  * Offset and size of a member reached by a dotted path inside a struct:
@@ -26,19 +35,19 @@ struct go_dwarf;
  * of the last member's type (8 for a pointer, 24 for a slice). size may be
  * NULL.
  */
-int go_dwarf_member(const struct go_binary *bin, const char *type,
+int go_dwarf_member(struct go_dwarf *dw, const char *type,
 		    const char *member_path, uint64_t *off, uint64_t *size);
 
-static inline int go_dwarf_member_offset(const struct go_binary *bin,
+static inline int go_dwarf_member_offset(struct go_dwarf *dw,
 					 const char *type,
 					 const char *member_path,
 					 uint64_t *off)
 {
-	return go_dwarf_member(bin, type, member_path, off, (uint64_t *)0);
+	return go_dwarf_member(dw, type, member_path, off, (uint64_t *)0);
 }
 
 /* DW_AT_byte_size of a type. */
-int go_dwarf_type_size(const struct go_binary *bin, const char *type,
+int go_dwarf_type_size(struct go_dwarf *dw, const char *type,
 		       uint64_t *size);
 
 /*
@@ -47,7 +56,7 @@ int go_dwarf_type_size(const struct go_binary *bin, const char *type,
  * go_runtime_global_addr (runtime_globals.h), which also looks in .symtab
  * and, for a stripped binary, in the code.
  */
-int go_dwarf_var_addr(const struct go_binary *bin, const char *var,
+int go_dwarf_var_addr(struct go_dwarf *dw, const char *var,
 		      uint64_t *addr);
 
 /*
@@ -56,10 +65,10 @@ int go_dwarf_var_addr(const struct go_binary *bin, const char *var,
  * as a section offset; dwarf_test.go checks types+off == the type's
  * address). Gives a test the descriptor of "main.Node".
  */
-int go_dwarf_runtime_type_off(const struct go_binary *bin, const char *type,
+int go_dwarf_runtime_type_off(struct go_dwarf *dw, const char *type,
 			      uint64_t *off);
 
-/* Frees the lazy state; called by go_binary_close. */
+/* Frees an index (NULL: nothing). */
 void go_dwarf_free(struct go_dwarf *dw);
 
 #endif /* GO_DWARF_H */

@@ -51,7 +51,8 @@ int go_layout_from_dwarf(const struct go_binary *bin, struct go_layout *out)
 		const struct go_layout_field_desc *d = &go_layout_fields[i];
 		struct go_field *f = field_rw(out, i);
 		uint64_t off, size;
-		int rc = go_dwarf_member(bin, d->type, d->path, &off, &size);
+		int rc = go_dwarf_member(go_binary_dwarf(bin), d->type,
+					 d->path, &off, &size);
 
 		if (rc == -ENODATA || rc == -ENOMEM)
 			return rc;

@@ -344,7 +344,7 @@ static int var_from_code(const struct go_binary *bin, const char *var,
 int go_runtime_global_addr(const struct go_binary *bin, const char *var,
 			   uint64_t *addr)
 {
-	if (go_dwarf_var_addr(bin, var, addr) == 0)
+	if (go_dwarf_var_addr(go_binary_dwarf(bin), var, addr) == 0)
 		return 0;
 	if (go_binary_find_symbol(bin, var, addr, NULL) == 0)
 		return 0;
