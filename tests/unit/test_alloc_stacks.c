@@ -120,6 +120,12 @@ static void send_whole(struct alloc_stacks *a, uint64_t hash,
 }
 
 /* Whether the probes' map still has (PID, HASH). */
+/* The fixture's map, as the probes hand theirs to the trace stage. */
+static struct known_stacks known_map(struct fixture *fx)
+{
+	return (struct known_stacks){ .fd = fx->map_fd };
+}
+
 static bool known(struct fixture *fx, uint64_t hash)
 {
 	struct taf_stack_key key = { .pid = PID, .hash = hash };
@@ -167,7 +173,7 @@ static void test_stacks_start_at_the_allocating_function(void **state)
 	struct taf_stack_key k5 = { .pid = PID, .hash = 5 };
 	uint8_t one = 1;
 
-	assert_int_equal(alloc_stacks_new(fx->map_fd, PID, fx->bin, BIAS, &a),
+	assert_int_equal(alloc_stacks_new(known_map(fx), PID, fx->bin, BIAS, &a),
 			 0);
 	send_whole(a, 1, whole, 5, fx->newobject + 1 + BIAS);
 	alloc_stacks_note(a, 100, 1000, 1);
@@ -266,7 +272,7 @@ static void test_each_file_gets_its_sidecar(void **state)
 	uint32_t sid;
 	size_t n;
 
-	assert_int_equal(alloc_stacks_new(fx->map_fd, PID, fx->bin, BIAS, &a),
+	assert_int_equal(alloc_stacks_new(known_map(fx), PID, fx->bin, BIAS, &a),
 			 0);
 	send_whole(a, 1, whole, 4, fx->newobject + 1 + BIAS);
 	alloc_stacks_note(a, 1, 10, 1);
@@ -320,7 +326,7 @@ static void test_exists_events_get_learnt_stacks(void **state)
 	uint32_t ref, ref1, sid;
 	size_t n, m;
 
-	assert_int_equal(alloc_stacks_new(fx->map_fd, PID, fx->bin, BIAS, &a),
+	assert_int_equal(alloc_stacks_new(known_map(fx), PID, fx->bin, BIAS, &a),
 			 0);
 	ref = alloc_stacks_learn(a, bucket, 3);
 	assert_int_not_equal(ref, 0);

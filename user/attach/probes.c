@@ -455,11 +455,21 @@ int probes_exec_hints_fd(const struct probes *p)
 	return bpf_map__fd(p->skel->maps.exec_hints);
 }
 
-int probes_known_stacks_fd(const struct probes *p)
+struct known_stacks probes_known_stacks(const struct probes *p)
 {
-	if (!p->skel || !p->skel->rodata->capture_stacks)
-		return -1;
-	return bpf_map__fd(p->skel->maps.known_stacks);
+	struct known_stacks k = { .fd = -1 };
+
+	if (p->skel && p->skel->rodata->capture_stacks)
+		k.fd = bpf_map__fd(p->skel->maps.known_stacks);
+	return k;
+}
+
+void known_stacks_forget(struct known_stacks k, uint32_t pid, uint64_t hash)
+{
+	struct taf_stack_key key = { .pid = pid, .hash = hash };
+
+	if (k.fd >= 0)
+		bpf_map_delete_elem(k.fd, &key);
 }
 
 int probes_read_stats(const struct probes *p, uint64_t out[TAF_STAT_MAX])

@@ -44,10 +44,18 @@ int probes_load(struct probes *p, uint64_t ringbuf_bytes, bool watch_exec,
 
 /*
  * `stack_entries` > 0 (--stacks): allocation records carry a call stack
- * hash, and the PCs the first time; the map of the (PID, hash) pairs
- * sent, of that many entries, is this descriptor (-1 without --stacks).
+ * hash, and the PCs the first time; the probes keep a map of the (PID,
+ * hash) pairs sent, of that many entries.  The trace stage holds this
+ * handle to it (fd -1 without --stacks) and changes the map only through
+ * known_stacks_forget: its key layout and map calls stay here.
  */
-int probes_known_stacks_fd(const struct probes *p);
+struct known_stacks {
+	int fd;
+};
+struct known_stacks probes_known_stacks(const struct probes *p);
+
+/* PID's stack HASH is no longer known: its next record carries the PCs. */
+void known_stacks_forget(struct known_stacks k, uint32_t pid, uint64_t hash);
 
 /*
  * Attaches every site of `plan` in `binary_path` (for one process `pid`, or

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <bpf/bpf.h>
 
+#include "attach/probes.h"
 #include "inspect/binary_ident.h"
 #include "inspect/go_binary.h"
 #include "inspect/go_pclntab.h"
@@ -42,7 +42,7 @@ struct pending {
 };
 
 struct alloc_stacks {
-	int known_fd;                /* the probes' known_stacks map */
+	struct known_stacks known;   /* the probes' map of stacks sent */
 	uint32_t pid;
 	const struct go_binary *bin;
 	const struct go_pclntab *tab;
@@ -78,7 +78,7 @@ static int read_gofunc(void *ctx, uint64_t off, void *buf, size_t len)
 	return go_binary_read(a->bin, a->gofunc + off, buf, len);
 }
 
-int alloc_stacks_new(int known_fd, uint32_t pid, const struct go_binary *bin,
+int alloc_stacks_new(struct known_stacks known, uint32_t pid, const struct go_binary *bin,
 		     uint64_t load_bias, struct alloc_stacks **out)
 {
 	struct alloc_stacks *a = calloc(1, sizeof(*a));
@@ -86,7 +86,7 @@ int alloc_stacks_new(int known_fd, uint32_t pid, const struct go_binary *bin,
 	*out = NULL;
 	if (!a)
 		return -ENOMEM;
-	a->known_fd = known_fd;
+	a->known = known;
 	a->pid = pid;
 	a->bin = bin;
 	a->tab = go_binary_pclntab(bin);
@@ -253,10 +253,7 @@ static int resolve_ips(struct alloc_stacks *a, const uint64_t *ips,
  */
 static void forget_hash(struct alloc_stacks *a, uint64_t hash)
 {
-	struct taf_stack_key key = { .pid = a->pid, .hash = hash };
-
-	if (a->known_fd >= 0)
-		bpf_map_delete_elem(a->known_fd, &key);
+	known_stacks_forget(a->known, a->pid, hash);
 }
 
 void alloc_stacks_record(struct alloc_stacks *a, uint64_t hash,

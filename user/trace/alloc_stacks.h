@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+#include "attach/probes.h"
+
 struct go_binary;
 struct alloc_stacks;
 
@@ -35,10 +37,10 @@ struct alloc_stacks_counts {
 
 /*
  * BIN is borrowed (frame names point into its pclntab) and must outlive
- * A; KNOWN_FD is the probes' known_stacks map (probes_known_stacks_fd,
- * -1: none), PID the traced process.  0 or -ENOMEM.
+ * A; KNOWN is the probes' map of stacks sent (probes_known_stacks; fd -1:
+ * none), PID the traced process.  0 or -ENOMEM.
  */
-int alloc_stacks_new(int known_fd, uint32_t pid, const struct go_binary *bin,
+int alloc_stacks_new(struct known_stacks known, uint32_t pid, const struct go_binary *bin,
 		     uint64_t load_bias, struct alloc_stacks **out);
 
 /*

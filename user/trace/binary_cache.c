@@ -389,7 +389,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		.keep_files = t->opt->rotate_files,
 		.sample = t->opt->sample,
 		.stacks = t->opt->stacks,
-		.known_stacks_fd = probes_known_stacks_fd(&t->probes),
+		.known_stacks = probes_known_stacks(&t->probes),
 		.memprofilerate = t->opt->memprofilerate,
 		.tiny_as_runtime = t->opt->tiny_as_runtime,
 	};

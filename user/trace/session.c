@@ -119,7 +119,7 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 
 	s->heap = shadow_heap_new(0);
 	if (!s->heap ||
-	    (o->stacks && alloc_stacks_new(o->known_stacks_fd,
+	    (o->stacks && alloc_stacks_new(o->known_stacks,
 					   (uint32_t)t->pid, bin, load_bias,
 					   &s->stacks))) {
 		snprintf(err, errlen, "out of memory");

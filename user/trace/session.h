@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attach/probes.h"
 #include "attach/profile_rate.h"
 #include "attach/target.h"
 #include "format/gc_sidecar.h"
@@ -57,7 +58,7 @@ struct session_opts {
 	unsigned keep_files;
 	unsigned sample;     /* --sample: keep 1 heap allocation in N (0, 1: all) */
 	bool stacks;         /* --stacks: stack sidecars */
-	int known_stacks_fd; /* the probes' (PID, stack hash) map */
+	struct known_stacks known_stacks; /* the probes' (PID, stack hash) map */
 	uint64_t memprofilerate; /* --memprofilerate: the runtime samples */
 	bool tiny_as_runtime; /* --tiny-as-runtime: on_tiny_alloc_runtime */
 };
