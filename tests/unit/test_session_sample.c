@@ -73,6 +73,15 @@ static void hdr(struct taf_rec_hdr *h, uint16_t kind, uint16_t len,
 	h->len = len;
 }
 
+/* One record into the session, decoded as the dispatcher decodes it. */
+static void feed(struct fx *f, const void *rec, size_t len)
+{
+	struct record_view v;
+
+	assert_int_equal(record_view_decode(rec, len, &v), 0);
+	assert_int_equal(session_record(&f->s, &v), 0);
+}
+
 static void span_alloc(struct fx *f, uint64_t base, uint8_t spanclass)
 {
 	struct taf_rec_span_alloc r = { 0 };
@@ -81,7 +90,7 @@ static void span_alloc(struct fx *f, uint64_t base, uint8_t spanclass)
 	r.base = base;
 	r.npages = 1;
 	r.spanclass = spanclass;
-	assert_int_equal(session_record(&f->s, &r, sizeof(r)), 0);
+	feed(f, &r, sizeof(r));
 }
 
 static void alloc(struct fx *f, uint64_t addr, uint64_t size, uint64_t ts)
@@ -91,7 +100,7 @@ static void alloc(struct fx *f, uint64_t addr, uint64_t size, uint64_t ts)
 	hdr(&r.hdr, TAF_REC_HEAP_ALLOC, sizeof(r), ts);
 	r.addr = addr;
 	r.size = size;
-	assert_int_equal(session_record(&f->s, &r, sizeof(r)), 0);
+	feed(f, &r, sizeof(r));
 }
 
 /* Frees every slot of a fresh span (all below freeindex, none marked). */
@@ -108,7 +117,7 @@ static void sweep_all(struct fx *f, uint64_t base, uint8_t spanclass,
 	r.freeindex = r.nelems;
 	r.spanclass = spanclass;
 	r.nbytes = (uint8_t)((r.nelems + 7) / 8);
-	assert_int_equal(session_record(&f->s, &r, sizeof(r)), 0);
+	feed(f, &r, sizeof(r));
 }
 
 struct counts {

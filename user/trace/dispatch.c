@@ -138,13 +138,15 @@ static void exec_info_of(const struct taf_rec_exec *r, struct exec_info *ei)
 int tracer_on_hint(void *ctx, void *data, size_t len)
 {
 	struct tracer *t = ctx;
+	struct record_view v;
 	struct exec_info ei;
 	pid_t pid;
 
-	if (!t->opt->all || t->closing || len < sizeof(struct taf_rec_exec))
+	if (!t->opt->all || t->closing || record_view_decode(data, len, &v) ||
+	    v.hdr->kind != TAF_REC_EXEC || !v.exec)
 		return 0;
-	exec_info_of(data, &ei);
-	pid = (pid_t)((const struct taf_rec_hdr *)data)->pid;
+	exec_info_of(v.exec, &ei);
+	pid = (pid_t)v.hdr->pid;
 	if (tracer_bin_find(t, ei.dev, ei.ino) || find_session(t, pid))
 		return 0;
 	/* The exec record, when its turn comes, is this one: skip it. */
@@ -177,12 +179,17 @@ void tracer_drain(struct tracer *t)
 int tracer_on_record(void *ctx, void *data, size_t len)
 {
 	struct tracer *t = ctx;
-	const struct taf_rec_hdr *h = data;
+	const struct taf_rec_hdr *h;
+	struct record_view v;
 	struct session *s;
 	char err[512];
 
-	if (len < sizeof(*h))
+	/* Decoded once: every stage after this one reads the view. */
+	if (record_view_decode(data, len, &v)) {
+		t->malformed_records++;
 		return 0;
+	}
+	h = v.hdr;
 	/*
 	 * ring_buffer__poll drains for as long as producers keep up: hand
 	 * control back every 50 ms so generations are cut, exits noticed
@@ -220,10 +227,10 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 			}
 		}
 		u64_map_del(&t->ignored, h->pid);
-		if (len >= sizeof(struct taf_rec_exec)) {
+		if (v.exec) {
 			struct exec_info ei;
 
-			exec_info_of(data, &ei);
+			exec_info_of(v.exec, &ei);
 			if (t->opt->all)
 				tracer_discover(t, (pid_t)h->pid, &ei, DISCOVER_EXEC);
 			else if (t->child && (pid_t)h->pid == t->child)
@@ -250,6 +257,6 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 			return 0;
 		}
 	}
-	session_record(s, data, len);
+	session_record(s, &v);
 	return t->yield_poll ? -ECANCELED : 0;
 }

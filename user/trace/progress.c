@@ -220,6 +220,9 @@ void tracer_print_drops(struct tracer *t)
 			tracer_say("dropped %llu %s records: ring buffer full (try --ringbuf-size)",
 			    (unsigned long long)st[TAF_STAT_DROPPED_BASE + k],
 			    taf_rec_names[k].name);
+	if (t->malformed_records)
+		tracer_say("discarded %llu malformed records (shorter than their kind; a probe and daemon of different builds?)",
+		    (unsigned long long)t->malformed_records);
 	if (t->orphan_records)
 		tracer_say("discarded %llu records of processes not traced (not selected, over --max-processes, or gone before they could be opened; -v -v says which)",
 		    (unsigned long long)t->orphan_records);

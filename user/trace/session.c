@@ -464,24 +464,22 @@ int session_begin(struct session *s, uint64_t ts)
  */
 #define GO_HEAP_ARENA_BYTES (64ull << 20)
 
-static uint64_t record_address(const void *data)
+static uint64_t record_address(const struct record_view *v)
 {
-	const struct taf_rec_hdr *h = data;
-
-	switch (h->kind) {
-	case TAF_REC_HEAP_ALLOC: return ((const struct taf_rec_heap_alloc *)data)->addr;
-	case TAF_REC_SPAN_SWEEP: return ((const struct taf_rec_span_sweep *)data)->base;
-	case TAF_REC_SPAN_ALLOC: return ((const struct taf_rec_span_alloc *)data)->base;
+	switch (v->hdr->kind) {
+	case TAF_REC_HEAP_ALLOC: return v->heap_alloc->addr;
+	case TAF_REC_SPAN_SWEEP: return v->sweep->base;
+	case TAF_REC_SPAN_ALLOC: return v->span_alloc->base;
 	case TAF_REC_SPAN_FREE:
 	case TAF_REC_STACK_FREE:
-	case TAF_REC_SAMPLED_FREE: return ((const struct taf_rec_addr *)data)->addr;
-	case TAF_REC_STACK_ALLOC: return ((const struct taf_rec_stack_alloc *)data)->lo;
+	case TAF_REC_SAMPLED_FREE: return v->addr->addr;
+	case TAF_REC_STACK_ALLOC: return v->stack_alloc->lo;
 	default: return 0;
 	}
 }
 
 /* Makes sure the heap base is known and a generation is open. */
-static int ensure_generation(struct session *s, const void *rec)
+static int ensure_generation(struct session *s, const struct record_view *v)
 {
 	uint64_t addr;
 
@@ -489,7 +487,7 @@ static int ensure_generation(struct session *s, const void *rec)
 		return 0;
 	if (!s->info_ready &&
 	    read_min_page_heap_addr(s, &s->info.min_page_heap_addr) != 0) {
-		addr = record_address(rec);
+		addr = record_address(v);
 		if (!addr)
 			return -EAGAIN;
 		s->info.min_page_heap_addr = addr & ~(GO_HEAP_ARENA_BYTES - 1);
@@ -693,37 +691,25 @@ static void forget_tiny_span(struct session *s, uint64_t base)
 }
 
 /*
- * --stacks: the view of an allocation record's stack, and the stack learnt
- * from it whatever becomes of the record: a stack comes whole only once.
+ * --stacks: the stack an allocation record carries is learnt whatever
+ * becomes of the record: a stack comes whole only once.
  */
-static void stack_of(struct session *s, const void *data, size_t len,
-		     struct alloc_stack_view *st)
+static void learn_stack(struct session *s, const struct alloc_stack_view *st)
 {
-	const struct taf_rec_heap_alloc *r = data;
-	const struct taf_rec_heap_alloc_pcs *rp = data;
-
-	if (!s->stacks || len < sizeof(*st->stack) ||
-	    !(r->hdr.flags & TAF_ALLOC_F_STACK))
-		return;
-	st->stack = data;
-	if (len >= sizeof(*rp)) {
-		st->pcs = (const uint64_t *)rp->pcs;
-		st->nr_pcs = rp->nr_pcs < TAF_STACK_DEPTH ? rp->nr_pcs :
-			     TAF_STACK_DEPTH;
-	}
-	alloc_stacks_record(s->stacks, st->stack->stack_hash, st->pcs,
-			    st->nr_pcs, st->stack->ret);
+	if (s->stacks && st->stack)
+		alloc_stacks_record(s->stacks, st->stack->stack_hash, st->pcs,
+				    st->nr_pcs, st->stack->ret);
 }
 
-static int record(struct session *s, const void *data, size_t len)
+static int record(struct session *s, const struct record_view *v)
 {
-	const struct taf_rec_hdr *h = data;
-	struct alloc_stack_view st = { 0 };
+	const struct taf_rec_hdr *h = v->hdr;
+	/* Without --stacks a record's stack is not looked at. */
+	static const struct alloc_stack_view no_stack;
+	const struct alloc_stack_view *st = s->stacks ? &v->stack : &no_stack;
 
-	if (len < sizeof(*h) || h->len > len)
-		return -EINVAL;
 	if (h->kind == TAF_REC_HEAP_ALLOC)
-		stack_of(s, data, len, &st);
+		learn_stack(s, st);
 	if (!s->started || h->ts < s->start_ts) {
 		/* Before the snapshot: its effect is already in the shadow. */
 		s->counts.before_start++;
@@ -733,14 +719,18 @@ static int record(struct session *s, const void *data, size_t len)
 		s->counts.after_stop++;
 		return 0;
 	}
+	/* A kind this build does not know: counted, not an event. */
+	if (!v->body) {
+		if (h->kind < TAF_REC_KIND_MAX)
+			s->counts.records[h->kind]++;
+		return 0;
+	}
 	/* Not an event: it goes to the next generation's file's F.gc. */
 	if (h->kind == TAF_REC_GC_CYCLE) {
-		if (len < sizeof(struct taf_rec_addr))
-			return -EINVAL;
 		s->counts.records[h->kind]++;
-		return session_gc_mark(s, data);
+		return session_gc_mark(s, v->addr);
 	}
-	if (!s->gen && ensure_generation(s, data) != 0)
+	if (!s->gen && ensure_generation(s, v) != 0)
 		return 0;
 	if (h->kind < TAF_REC_KIND_MAX)
 		s->counts.records[h->kind]++;
@@ -750,30 +740,18 @@ static int record(struct session *s, const void *data, size_t len)
 		return -ENOMEM;
 
 	switch (h->kind) {
-	case TAF_REC_HEAP_ALLOC: {
-		const struct taf_rec_heap_alloc *r = data;
-
-		if (len < sizeof(*r))
-			return -EINVAL;
-		if (r->hdr.flags & TAF_ALLOC_F_SAMPLED)
-			return session_sampled_alloc(s, r, &st);
-		return on_heap_alloc(s, r, &st);
-	}
+	case TAF_REC_HEAP_ALLOC:
+		if (h->flags & TAF_ALLOC_F_SAMPLED)
+			return session_sampled_alloc(s, v->heap_alloc, st);
+		return on_heap_alloc(s, v->heap_alloc, st);
 	case TAF_REC_SAMPLED_FREE:
-		if (len < sizeof(struct taf_rec_addr))
-			return -EINVAL;
-		return session_sampled_free(s, data);
+		return session_sampled_free(s, v->addr);
 	case TAF_REC_SPAN_SWEEP:
-		if (len < sizeof(struct taf_rec_span_sweep))
-			return -EINVAL;
-		return on_sweep(s, data);
+		return on_sweep(s, v->sweep);
 	case TAF_REC_SPAN_ALLOC: {
-		const struct taf_rec_span_alloc *r = data;
-		uint32_t kc;
+		const struct taf_rec_span_alloc *r = v->span_alloc;
+		uint32_t kc = span_kindclass(r->alloc_type, r->spanclass);
 
-		if (len < sizeof(*r))
-			return -EINVAL;
-		kc = span_kindclass(r->alloc_type, r->spanclass);
 		forget_tiny_span(s, r->base);
 		shadow_heap_span_alloc(s->heap, r->base, r->npages, kc,
 				       r->alloc_type == 0 ?
@@ -782,30 +760,24 @@ static int record(struct session *s, const void *data, size_t len)
 				    span_id(s, r->base), r->npages, kc);
 	}
 	case TAF_REC_SPAN_FREE: {
-		const struct taf_rec_addr *r = data;
+		const struct taf_rec_addr *r = v->addr;
 
-		if (len < sizeof(*r))
-			return -EINVAL;
 		forget_tiny_span(s, r->addr);
 		shadow_heap_span_free(s->heap, r->addr);
 		return session_emit(s, h->tid, TW_EV_SPAN_FREE, h->ts,
 				    span_id(s, r->addr), 0, 0);
 	}
 	case TAF_REC_STACK_ALLOC: {
-		const struct taf_rec_stack_alloc *r = data;
+		const struct taf_rec_stack_alloc *r = v->stack_alloc;
 
-		if (len < sizeof(*r))
-			return -EINVAL;
 		shadow_heap_stack_alloc(s->heap, r->lo, r->hi - r->lo);
 		return session_emit(s, h->tid, TW_EV_GOROUTINE_STACK_ALLOC,
 				    h->ts, stack_id(s, r->lo),
 				    stack_order(r->hi - r->lo), 0);
 	}
 	case TAF_REC_STACK_FREE: {
-		const struct taf_rec_addr *r = data;
+		const struct taf_rec_addr *r = v->addr;
 
-		if (len < sizeof(*r))
-			return -EINVAL;
 		shadow_heap_stack_free(s->heap, r->addr);
 		return session_emit(s, h->tid, TW_EV_GOROUTINE_STACK_FREE,
 				    h->ts, stack_id(s, r->addr), 0, 0);
@@ -815,9 +787,9 @@ static int record(struct session *s, const void *data, size_t len)
 	}
 }
 
-int session_record(struct session *s, const void *data, size_t len)
+int session_record(struct session *s, const struct record_view *v)
 {
-	int rc = record(s, data, len);
+	int rc = record(s, v);
 
 	/*
 	 * Cut by size too (session.h SESSION_GEN_SIZE_DEFAULT), counting

@@ -19,6 +19,7 @@
 #include "attach/profile_rate.h"
 #include "attach/target.h"
 #include "format/gc_sidecar.h"
+#include "trace/record_view.h"
 #include "format/trace_writer.h"
 #include "traceaf_events.h"
 #include "util/u64_map.h"
@@ -211,8 +212,8 @@ int session_begin(struct session *s, uint64_t ts);
 /* Records stamped after `ts` are dropped from now on (tracing stops). */
 void session_stop(struct session *s, uint64_t ts);
 
-/* Feeds one ring-buffer record. */
-int session_record(struct session *s, const void *data, size_t len);
+/* Feeds one ring-buffer record, decoded (record_view_decode). */
+int session_record(struct session *s, const struct record_view *v);
 
 /*
  * Ends the current generation: encodes it and appends it to the current file

@@ -13,16 +13,6 @@
 /* runtime/malloc.go minAlign on linux/amd64: the trace's heap ID unit. */
 #define GO_MIN_HEAP_ALIGN 8
 
-/*
- * --stacks: what a heap-alloc record carries besides the allocation, its
- * lengths checked once (session_record).  stack NULL: no stack.
- */
-struct alloc_stack_view {
-	const struct taf_rec_heap_alloc_stack *stack;
-	const uint64_t *pcs;    /* the stack itself: its first record */
-	uint32_t nr_pcs;
-};
-
 /* session.c */
 struct type_entry *session_type_append(struct session *s, uint64_t addr,
 				       uint64_t size, uint64_t ptr_bytes,

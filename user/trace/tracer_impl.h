@@ -107,6 +107,7 @@ struct tracer {
 	unsigned processes_seen;
 	/* Records of a PID with no session: never traced, or closed. */
 	uint64_t orphan_records;
+	uint64_t malformed_records;   /* shorter than their kind: refused */
 	bool stop;
 	bool closing;                 /* past the loop: no new sessions */
 };
