@@ -20,7 +20,7 @@
 # main.Node counted >= 99.9% (and <= 100%) of N by both; the tracer names
 # no process as thin (no "not tracing", no drops, no lost records) and
 # exits 0 on SIGINT.  nb21p races the tracer: it is stopped at its exec
-# hint (bpf/traceaf.bpf.c exec_hints) unless the tracer is late, so its
+# hint (bpf/exec.bpf.h exec_hints) unless the tracer is late, so its
 # count must be >= 99.9% too, or else the tracer must have said how long
 # it ran unprobed ("PID <pid> ... ran X ms after its exec").
 #

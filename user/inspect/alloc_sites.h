@@ -190,7 +190,7 @@ int as_find_type_sources(const struct as_env *env,
  * Full mode, type chains (alloc_sites_chain.c): every direct call of the
  * roots (mallocgc, type in BX), and level by level of the functions that
  * pass their own argument on as the type, described for the climb of an
- * alloc-site probe (bpf/traceaf.bpf.c climb_type): the type at the call
+ * alloc-site probe (bpf/alloc_site.bpf.h climb_type): the type at the call
  * as a constant, a global, a slot, the caller's own argument q (PASS:
  * the caller becomes a target with q, its callers are described at the
  * next level) or the 8 bytes at an offset from it (PASS_DEREF), or

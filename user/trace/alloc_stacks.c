@@ -3,7 +3,7 @@
  * alloc_stacks.c - BPF stack IDs to symbolized sidecar stacks.
  *
  * The probes name a stack by a hash of its PCs and return address, and
- * send the PCs with the first record of that hash (bpf/traceaf.bpf.c
+ * send the PCs with the first record of that hash (bpf/alloc_record.bpf.h
  * known_stacks): each is symbolized then, once per process, and kept by
  * hash for good, so a later record's hash always means the stack it was
  * first sent with.  A hash never sent (its first record lost: dropped

@@ -78,7 +78,7 @@ int summary_json_write(const struct session *s,
 	for (k = 1; k < TAF_REC_KIND_MAX; k++)
 		fprintf(f, "%s\"%s\": %" PRIu64, k > 1 ? ", " : "",
 			taf_rec_names[k].key, bpf_stats[TAF_STAT_DROPPED_BASE + k]);
-	/* How alloc records got their types (bpf/traceaf.bpf.c alloc_site):
+	/* How alloc records got their types (bpf/alloc_site.bpf.h alloc_site):
 	 * climbing the frames (Go 1.27's table dispatch), of which missed;
 	 * from an ALLOC_ARGS capture (a second trap); none at all. */
 	fprintf(f, "},\n  \"alloc_types\": {\"by_climb\": %" PRIu64

@@ -214,7 +214,7 @@ static void cut_generations(struct tracer *t, bool new_file)
 }
 
 /*
- * The probes submit quietly (bpf/traceaf.bpf.c submit_flags): a wakeup
+ * The probes submit quietly (bpf/records.bpf.h submit_flags): a wakeup
  * comes only once the ring is an eighth full, so the poll mostly ends by
  * its timeout and the ring is read then, whatever woke us.  The timeout
  * ends at the next cut: the records of a generation are read before it
@@ -289,7 +289,7 @@ static void run_loop(struct tracer *t)
 }
 
 /*
- * --all: the exec hints (a copy of each exec record, bpf/traceaf.bpf.c)
+ * --all: the exec hints (a copy of each exec record, bpf/exec.bpf.h)
  * are read on their own before the records (tracer_on_record), and also
  * through the main ring_buffer so that its poll wakes up for them.
  */

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * spans.bpf.h - the heap's spans (sweep, init, free), goroutine stacks
+ * and GC cycles: the probes that are not allocations (part of
+ * traceaf.bpf.c).
+ */
+#ifndef TRACEAF_SPANS_BPF_H
+#define TRACEAF_SPANS_BPF_H
+
+#include "records.bpf.h"
+
+/*
+ * Entry of (*sweepLocked).sweep(preserve bool): AX = sl, and sl.mspan is the
+ * span.  Copies the bitmaps the runtime's free loop reads.  Under Green Tea
+ * (Go 1.26+, GOEXPERIMENT=greenteagc on 1.25) spans of 16..512-byte objects
+ * keep their mark bits inline at the end of the span's page
+ * (spanInlineMarkBitsFromBase: base + pageSize - 128, marks at +64) and
+ * sweep merges them into gcmarkBits only after the loop, so gcmarkBits is
+ * not what decides the frees there (mgcmark_greenteagc.go).
+ */
+SEC("uprobe")
+int span_sweep(struct pt_regs *ctx)
+{
+	const struct taf_layout *l;
+	struct taf_rec_span_sweep *rec;
+	__u64 span = 0, marks, allocs;
+	__u32 n;
+
+	if (!tracing_enabled)
+		return 0;
+	l = layout_of(ctx);
+	if (!l)
+		return 0;
+	if (bpf_probe_read_user(&span, sizeof(span), (void *)ctx->ax) || !span)
+		return 0;
+
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_SPAN_SWEEP);
+		return 0;
+	}
+	fill_hdr(&rec->hdr, TAF_REC_SPAN_SWEEP, sizeof(*rec));
+	rec->base = read_field(span, l->span_start_addr, 8);
+	rec->npages = read_field(span, l->span_npages, 8);
+	rec->elemsize = read_field(span, l->span_elemsize, 8);
+	rec->nelems = read_field(span, l->span_nelems, l->nelems_size);
+	rec->freeindex = read_field(span, l->span_freeindex, l->freeindex_size);
+	rec->spanclass = read_field(span, l->span_spanclass, 1);
+	rec->read_errors = 0;
+	rec->pad = 0;
+	allocs = read_field(span, l->span_alloc_bits, 8);
+	marks = read_field(span, l->span_gcmark_bits, 8);
+	rec->inline_marks = l->green_tea && rec->elemsize >= 16 &&
+			    rec->elemsize <= 512;
+	if (rec->inline_marks)
+		marks = rec->base + 8192 - 64;
+
+	n = (rec->nelems + 7) / 8;
+	if (n > TAF_SPAN_BITMAP_MAX)
+		n = TAF_SPAN_BITMAP_MAX;
+	if (n == 0)
+		n = 1;
+	rec->nbytes = n;
+	if (bpf_probe_read_user(rec->alloc_bits, n & 0xff, (void *)allocs)) {
+		__builtin_memset(rec->alloc_bits, 0xff, sizeof(rec->alloc_bits));
+		rec->read_errors |= 1;
+	}
+	if (bpf_probe_read_user(rec->mark_bits, n & 0xff, (void *)marks)) {
+		/* Unknown marks: assume all live, so nothing is freed. */
+		__builtin_memset(rec->mark_bits, 0xff, sizeof(rec->mark_bits));
+		rec->read_errors |= 2;
+	}
+	bpf_ringbuf_submit(rec, submit_flags());
+	return 0;
+}
+
+/*
+ * Entry of (*mheap).initSpan(s, typ spanAllocType, spanclass, base,
+ * npages[, scav]): AX=h BX=s CX=typ DI=spanclass SI=base R8=npages.  The
+ * runtime emits SpanAlloc at the end of allocSpan, right after this call.
+ */
+SEC("uprobe")
+int span_init(struct pt_regs *ctx)
+{
+	struct taf_rec_span_alloc *rec;
+
+	if (!tracing_enabled)
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_SPAN_ALLOC);
+		return 0;
+	}
+	fill_hdr(&rec->hdr, TAF_REC_SPAN_ALLOC, sizeof(*rec));
+	rec->base = ctx->si;
+	rec->npages = ctx->r8;
+	rec->alloc_type = ctx->cx & 0xff;
+	rec->spanclass = ctx->di & 0xff;
+	__builtin_memset(rec->pad, 0, sizeof(rec->pad));
+	bpf_ringbuf_submit(rec, submit_flags());
+	return 0;
+}
+
+/*
+ * Entry of (*mheap).setSpans(base, npage, s): AX=h BX=base CX=npage DI=s.
+ * Its one caller is initSpan, after it set s.spanclass and s.state
+ * (runtime/mheap.go); where initSpan is inlined (PGO builds: the Go
+ * toolchain's own compile) this sees the same span as span_init.
+ */
+SEC("uprobe")
+int span_set(struct pt_regs *ctx)
+{
+	const struct taf_layout *l;
+	struct taf_rec_span_alloc *rec;
+	__u64 s = ctx->di;
+
+	if (!tracing_enabled)
+		return 0;
+	l = layout_of(ctx);
+	if (!l || !s)
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_SPAN_ALLOC);
+		return 0;
+	}
+	fill_hdr(&rec->hdr, TAF_REC_SPAN_ALLOC, sizeof(*rec));
+	rec->base = ctx->bx;
+	rec->npages = ctx->cx;
+	/* mSpanInUse (1): a heap span; mSpanManual (2): spanAllocType
+	 * non-zero, which the daemon reads as manual. */
+	rec->alloc_type = read_field(s, l->span_state, 1) == 1 ? 0 : 1;
+	rec->spanclass = read_field(s, l->span_spanclass, 1);
+	__builtin_memset(rec->pad, 0, sizeof(rec->pad));
+	bpf_ringbuf_submit(rec, 0);
+	return 0;
+}
+
+/* Entry of (*mheap).freeSpanLocked(s, typ): BX = s. */
+SEC("uprobe")
+int span_free(struct pt_regs *ctx)
+{
+	const struct taf_layout *l;
+	__u64 base;
+
+	if (!tracing_enabled)
+		return 0;
+	l = layout_of(ctx);
+	if (!l)
+		return 0;
+	base = read_field(ctx->bx, l->span_start_addr, 8);
+	if (!base)
+		return 0;
+	return emit_addr(TAF_REC_SPAN_FREE, base);
+}
+
+/* A RET of stackalloc(n uint32) stack: AX = lo, BX = hi. */
+SEC("uprobe")
+int stack_alloc(struct pt_regs *ctx)
+{
+	struct taf_rec_stack_alloc *rec;
+
+	if (!tracing_enabled)
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_STACK_ALLOC);
+		return 0;
+	}
+	fill_hdr(&rec->hdr, TAF_REC_STACK_ALLOC, sizeof(*rec));
+	rec->lo = ctx->ax;
+	rec->hi = ctx->bx;
+	bpf_ringbuf_submit(rec, submit_flags());
+	return 0;
+}
+
+/*
+ * Entry of gcSweep(mode gcMode) (runtime/mgc.go): gcMarkTermination calls
+ * it once per GC cycle, as the mark phase ends and mheap_.sweepgen moves
+ * on; AX = mode (0 background, 1 forced by runtime.GC, 2 forced and
+ * blocking).  One trap per cycle.
+ */
+SEC("uprobe")
+int gc_cycle(struct pt_regs *ctx)
+{
+	if (!tracing_enabled)
+		return 0;
+	return emit_addr(TAF_REC_GC_CYCLE, ctx->ax);
+}
+
+/* Entry of stackfree(stk stack): AX = lo, BX = hi. */
+SEC("uprobe")
+int stack_free(struct pt_regs *ctx)
+{
+	if (!tracing_enabled)
+		return 0;
+	return emit_addr(TAF_REC_STACK_FREE, ctx->ax);
+}
+
+#endif /* TRACEAF_SPANS_BPF_H */
