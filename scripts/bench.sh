@@ -57,7 +57,7 @@ if on 2; then
 	echo "== 2. daemon: shadow heap (ns per operation)"
 	mkdir -p "$BUILD/bench"
 	gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Iuser tests/bench/bench_shadow_heap.c \
-		user/trace/shadow_heap.c user/util/u64_map.c -o "$BUILD/bench/bench_shadow_heap"
+		user/trace/shadow_heap*.c user/util/u64_map.c -o "$BUILD/bench/bench_shadow_heap"
 	"$BUILD/bench/bench_shadow_heap"
 fi
 if on 3; then

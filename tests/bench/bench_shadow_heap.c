@@ -4,7 +4,7 @@
  * objects.  Prints figures; asserts nothing about time.
  *
  *   gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Iuser \
- *       tests/bench/bench_shadow_heap.c user/trace/shadow_heap.c user/util/u64_map.c \
+ *       tests/bench/bench_shadow_heap.c user/trace/shadow_heap*.c user/util/u64_map.c \
  *       -o build/bench_shadow_heap
  *
  * Two orders: the allocator's (an mcache fills a span slot after slot, the
