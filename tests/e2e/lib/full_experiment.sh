@@ -16,7 +16,7 @@
 #  - all nine event kinds present;
 #  - main.Node, main.Big, main.LargePtr: within 0.1% of native (observed
 #    exact) and of what fullwork made;
-#  - tiny merges (user/trace/session.c: a tiny alloc whose 8-byte ID is already live
+#  - tiny merges (user/trace/session_records.c: a tiny alloc whose 8-byte ID is already live
 #    is not an event).  The tracer does not print the count; we derive it as
 #    TM = "done: N allocations" (records received) - ev HeapObjectAlloc, and
 #    check it against the runtime's tiny allocator: with fullwork's 5,12,5,
