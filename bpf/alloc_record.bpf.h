@@ -76,7 +76,7 @@ static __always_inline void *reserve_alloc(__u32 size)
 static __always_inline struct taf_rec_heap_alloc *
 reserve_heap_alloc(struct pt_regs *ctx, __u64 ret_at)
 {
-	struct taf_stack_key key = { .pid = bpf_get_current_pid_tgid() >> 32 };
+	struct taf_stack_key key = {};
 	struct taf_rec_heap_alloc_stack *rs;
 	struct taf_rec_heap_alloc_pcs *rp;
 	struct stack_buf *b;
@@ -85,8 +85,10 @@ reserve_heap_alloc(struct pt_regs *ctx, __u64 ret_at)
 	__u8 one = 1;
 	long len;
 
+	/* Without --stacks the verifier drops everything below. */
 	if (!capture_stacks)
 		return reserve_alloc(sizeof(struct taf_rec_heap_alloc));
+	key.pid = bpf_get_current_pid_tgid() >> 32;
 	/* Before reserving: the walk is the slow part, hold no ring space. */
 	b = bpf_map_lookup_elem(&stack_scratch, &zero);
 	if (!b)

@@ -13,6 +13,9 @@
 #   sites      traceaf-bpf as built: one probe per allocation on an
 #              emulated instruction inside the producing function
 #   stacks     sites with --stacks (the call stack of every allocation)
+#   prog       in the sites runs, what the allocation probe's BPF program
+#              itself takes per run (the kernel's bpf_stats: run_time_ns /
+#              run_cnt of alloc_site; the trap around it is not counted)
 # and the ratios sites/floor (whole cost per allocation) and
 # (sites-untraced)/(floor-untraced) (what the probes add).
 #
@@ -129,8 +132,12 @@ run_one() {
 	# On this kernel a uprobe registered a moment ago can miss the first
 	# hits of a thread that was asleep meanwhile: let it settle.
 	sleep "${SETTLE:-1}"
+	[ "$mode" = sites ] && prog_stats >"$TMP/prog.before"
 	kill -USR1 "$wpid"
 	wait "$wpid"
+	[ "$mode" = sites ] && prog_stats >"$TMP/prog.after" &&
+		join "$TMP/prog.before" "$TMP/prog.after" |
+		awk '$4 > $2 { printf "%.1f\n", ($5 - $3) / ($4 - $2) }' >>"$TMP/prog"
 	kill -INT "$apid" 2>/dev/null
 	wait "$apid" 2>/dev/null
 	rm -rf "$TMP/out"
@@ -138,6 +145,15 @@ run_one() {
 	if [ "$mode" = floor ] && [ -n "${VERBOSE:-}" ]; then
 		grep -E '^(attached|hits)' "$TMP/a.log" >&2
 	fi
+}
+
+# "ID run_cnt run_time_ns" of every alloc_site program, sorted by ID.
+prog_stats() {
+	bpftool -j prog show 2>/dev/null | python3 -c '
+import json, sys
+for p in json.load(sys.stdin):
+    if p.get("name") == "alloc_site":
+        print(p["id"], p.get("run_cnt", 0), p.get("run_time_ns", 0))' | sort
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -148,17 +164,24 @@ measure() { # MODE VERSION KIND N
 	for i in $(seq "$REPS"); do run_one "$@"; done | median
 }
 
-printf '%-5s %-6s %10s %10s %12s %10s %10s %12s %14s\n' go kind untraced floor entry-ret sites stacks sites/floor added/floor-add
+# The programs' own time (prog column): counted only while this is set.
+stats_was=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
+sysctl -qw kernel.bpf_stats_enabled=1 2>/dev/null
+trap 'sysctl -qw kernel.bpf_stats_enabled="$stats_was" 2>/dev/null; cleanup' EXIT
+
+printf '%-5s %-6s %10s %10s %12s %10s %10s %8s %12s %14s\n' go kind untraced floor entry-ret sites stacks prog sites/floor added/floor-add
 for ver in $VERSIONS; do
 	for kind in $KINDS; do
 		u=$(measure untraced "$ver" "$kind" "$N")
 		f=$(measure floor "$ver" "$kind" "$N")
 		e=$(measure entry-ret "$ver" "$kind" "$NSLOW")
+		rm -f "$TMP/prog"
 		s=$(measure sites "$ver" "$kind" "$N")
+		p=$( [ -s "$TMP/prog" ] && median <"$TMP/prog" || echo nan)
 		k=$(measure stacks "$ver" "$kind" "$N")
-		awk -v ver="$ver" -v kind="$kind" -v u="$u" -v f="$f" -v e="$e" -v s="$s" -v k="$k" 'BEGIN {
-			printf "%-5s %-6s %10.1f %10.1f %12.1f %10.1f %10.1f %12.2f %14.2f\n",
-				ver, kind, u, f, e, s, k, s / f, (s - u) / (f - u) }'
+		awk -v ver="$ver" -v kind="$kind" -v u="$u" -v f="$f" -v e="$e" -v s="$s" -v k="$k" -v p="$p" 'BEGIN {
+			printf "%-5s %-6s %10.1f %10.1f %12.1f %10.1f %10.1f %8.1f %12.2f %14.2f\n",
+				ver, kind, u, f, e, s, k, p, s / f, (s - u) / (f - u) }'
 	done
 done
 echo "(ns per allocation, $METRIC time, median of $REPS runs; entry-ret with $NSLOW allocations, the rest $N)"
