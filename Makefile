@@ -127,7 +127,7 @@ FUZZ_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror \
 FUZZ_MODS  := inspect/go_buildinfo inspect/go_binary inspect/go_binary_tables inspect/go_func_index inspect/go_pclntab \
               inspect/go_dwarf inspect/runtime_globals inspect/go_types inspect/go_reflect_names util/u64_map \
               inspect/go_layout inspect/go_layout_table inspect/disasm \
-              format/trace_events format/trace_writer format/stack_sidecar format/stack_sidecar_write \
+              format/trace_events format/type_catalog format/trace_writer format/stack_sidecar format/stack_sidecar_write \
               format/trace_reader format/gc_sidecar util/atomic_file \
               analysis/heap_replay analysis/heap_replay_points \
               analysis/heap_replay_objects analysis/heap_replay_spans \

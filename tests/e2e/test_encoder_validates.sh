@@ -29,7 +29,7 @@ trap 'rm -rf "$work"' EXIT
 
 $CC -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -Iinclude -Iuser tests/e2e/lib/gen_sample_trace.c \
-	user/format/trace_events.c user/format/trace_writer.c user/format/trace_sink.c user/util/u64_map.c -o "$work/gen" ||
+	user/format/trace_events.c user/format/type_catalog.c user/format/trace_writer.c user/format/trace_sink.c user/util/u64_map.c -o "$work/gen" ||
 	fail "cannot build gen_sample_trace"
 
 mkdir "$work/out"

@@ -133,7 +133,7 @@ python3 -c "import json,sys; t={x['name']:x for x in json.load(open(sys.argv[1])
 # 4. Rotation: several files, one process, nothing counted twice.
 ${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/lib/gen_sample_trace.c" \
-	"$ROOT/user/format/trace_events.c" "$ROOT/user/format/trace_writer.c" "$ROOT/user/format/trace_sink.c" \
+	"$ROOT/user/format/trace_events.c" "$ROOT/user/format/type_catalog.c" "$ROOT/user/format/trace_writer.c" "$ROOT/user/format/trace_sink.c" \
 	"$ROOT/user/util/u64_map.c" -o "$TMP/gen" || fail "cannot build gen_sample_trace"
 mkdir "$TMP/sample"
 "$TMP/gen" "$TMP/sample" 6 800000 >"$TMP/sample.files" || fail "gen_sample_trace failed"

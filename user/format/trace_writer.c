@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "trace_writer.h"
+#include "format/type_catalog.h"
 #include "util/u64_map.h"
 #include "util/uvarint.h"
 
@@ -70,11 +71,6 @@ struct tw_thread {
 	size_t len, cap;             /* len: data bytes after the header room */
 };
 
-struct tw_type {
-	uint64_t addr, size, ptr_bytes;
-	size_t name_off, name_len;   /* in tw_gen.names */
-};
-
 struct tw_gen {
 	uint64_t gen, freq, ts_floor;
 	struct tw_heap_info info;
@@ -84,11 +80,11 @@ struct tw_gen {
 	struct u64_map thread_index; /* thread ID + 1 -> index */
 	size_t last_thread;          /* cache: bursts come from one thread */
 
-	struct tw_type *types;       /* type ID i+1 is types[i] */
-	size_t ntypes, types_cap;
-	struct u64_map type_index;   /* type address -> index */
-	char *names;
-	size_t names_len, names_cap;
+	/* The types this generation defines: the session's catalogue
+	 * (tw_gen_use_types) or, for a writer used alone, one of its own. */
+	struct type_catalog *types;
+	struct type_catalog own_types;
+	uint64_t types_mark;         /* the catalogue's generation: ours */
 
 	tw_write_fn write;           /* where whole batches go */
 	void *write_ctx;
@@ -143,7 +139,22 @@ struct tw_gen *tw_gen_new(uint64_t gen, uint64_t freq,
 	g->ts_floor = ts_floor;
 	g->write = mem_write;
 	g->write_ctx = g;
+	type_catalog_init(&g->own_types);
+	tw_gen_use_types(g, &g->own_types);
 	return g;
+}
+
+void tw_gen_use_types(struct tw_gen *g, struct type_catalog *cat)
+{
+	g->types = cat;
+	type_catalog_begin_gen(cat);
+	g->types_mark = cat->gen_mark;
+}
+
+/* The catalogue, NULL when another generation has started in it since. */
+static struct type_catalog *gen_types(const struct tw_gen *g)
+{
+	return g->types->gen_mark == g->types_mark ? g->types : NULL;
 }
 
 void tw_gen_free(struct tw_gen *g)
@@ -157,9 +168,7 @@ void tw_gen_free(struct tw_gen *g)
 	free(g->mem);
 	free(g->threads);
 	u64_map_free(&g->thread_index);
-	free(g->types);
-	u64_map_free(&g->type_index);
-	free(g->names);
+	type_catalog_free(&g->own_types);
 	free(g);
 }
 
@@ -275,7 +284,7 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 		return -EINVAL;
 	/* A type ID must be defined in the generation that uses it. */
 	if ((ev == TW_EV_HEAP_OBJECT || ev == TW_EV_HEAP_OBJECT_ALLOC) &&
-	    b > g->ntypes)
+	    b > (gen_types(g) ? gen_types(g)->ngen : 0))
 		return -EINVAL;
 	t = thread_get(g, thread);
 	if (!t)
@@ -312,46 +321,31 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 
 uint64_t tw_gen_type_id(const struct tw_gen *g, uint64_t addr)
 {
-	uint64_t i;
+	const struct type_catalog *c = gen_types(g);
 
-	if (!addr || !u64_map_get(&g->type_index, addr, &i))
+	if (!addr || !c)
 		return 0;
-	return i + 1;
+	return type_catalog_gen_id_of(c, type_catalog_find(c, addr));
 }
 
 uint64_t tw_gen_define_type(struct tw_gen *g, uint64_t addr, uint64_t size,
 			    uint64_t ptr_bytes, const char *name,
 			    size_t name_len)
 {
-	struct tw_type *ty;
-	uint64_t id;
+	struct type_catalog *c = gen_types(g);
 
 	/* Like runtime/tracetype.go: a nil type has no ID (0). */
-	if (!addr)
+	if (!addr || !c)
 		return 0;
-	id = tw_gen_type_id(g, addr);
-	if (id)
-		return id;
-	if (!name)
-		name_len = 0;
-	if (name_len > TYPE_NAME_MAX)
-		name_len = TYPE_NAME_MAX;
-	if (grow((void **)&g->types, &g->types_cap, g->ntypes + 1,
-		 sizeof(*g->types), 64) ||
-	    grow((void **)&g->names, &g->names_cap, g->names_len + name_len,
-		 1, 4096) ||
-	    u64_map_put(&g->type_index, addr, g->ntypes))
-		return 0;
-	ty = &g->types[g->ntypes++];
-	ty->addr = addr;
-	ty->size = size;
-	ty->ptr_bytes = ptr_bytes;
-	ty->name_off = g->names_len;
-	ty->name_len = name_len;
-	if (name_len)
-		memcpy(g->names + g->names_len, name, name_len);
-	g->names_len += name_len;
-	return g->ntypes;
+	return type_catalog_gen_id(c, type_catalog_intern(c, addr, size,
+				   ptr_bytes, name, name_len));
+}
+
+uint64_t tw_gen_type(struct tw_gen *g, uint32_t ref)
+{
+	struct type_catalog *c = gen_types(g);
+
+	return c ? type_catalog_gen_id(c, ref) : 0;
 }
 
 uint64_t tw_gen_events(const struct tw_gen *g)
@@ -374,24 +368,37 @@ size_t tw_gen_event_bytes(const struct tw_gen *g)
 	return g->data_bytes;
 }
 
-static size_t type_record_len(const struct tw_gen *g, size_t i)
+/* A type record must fit in one batch: longer names are cut. */
+static size_t type_name_len(const struct type_entry *e)
 {
-	const struct tw_type *ty = &g->types[i];
-
-	return uvarint_len(i + 1) + uvarint_len(ty->addr) +
-	       uvarint_len(ty->size) + uvarint_len(ty->ptr_bytes) +
-	       uvarint_len(ty->name_len) + ty->name_len;
+	return e->name_len < TYPE_NAME_MAX ? e->name_len : TYPE_NAME_MAX;
 }
 
-/* Writes the type table as AllocFree types batches. */
+static size_t type_record_len(const struct type_entry *e, uint64_t id)
+{
+	size_t n = type_name_len(e);
+
+	return uvarint_len(id) + uvarint_len(e->key) + uvarint_len(e->size) +
+	       uvarint_len(e->ptr_bytes) + uvarint_len(n) + n;
+}
+
+/* Writes the generation's types, in ID order, as AllocFree types batches. */
 static void put_type_batches(struct tw_gen *g, uint64_t ts)
 {
 	/* Like the runtime, side batches belong to no thread. */
 	const uint64_t m = UINT64_MAX;
+	const struct type_catalog *c = gen_types(g);
 	uint8_t *buf, *p;
-	size_t i = 0, j, data;
+	size_t data;
+	uint64_t id = 1, j;
 
-	if (!g->ntypes)
+	if (!c) {
+		/* Another generation took the catalogue: these IDs are gone. */
+		if (!g->write_err)
+			g->write_err = -EBUSY;
+		return;
+	}
+	if (!c->ngen)
 		return;
 	buf = malloc(BATCH_MAX);
 	if (!buf) {
@@ -399,11 +406,11 @@ static void put_type_batches(struct tw_gen *g, uint64_t ts)
 			g->write_err = -ENOMEM;
 		return;
 	}
-	while (i < g->ntypes) {
+	while (id <= c->ngen) {
 		/* Take as many records as fit. */
 		data = 1;
-		for (j = i; j < g->ntypes; j++) {
-			size_t r = type_record_len(g, j);
+		for (j = id; j <= c->ngen; j++) {
+			size_t r = type_record_len(type_catalog_gen_entry(c, j), j);
 
 			if (data + r > BATCH_DATA_MAX)
 				break;
@@ -412,19 +419,18 @@ static void put_type_batches(struct tw_gen *g, uint64_t ts)
 		p = put_batch_header(buf, TW_EXP_ALLOC_FREE, g->gen, m, ts,
 				     data);
 		*p++ = ALLOC_FREE_TYPES_BATCH;
-		for (; i < j; i++) {
-			const struct tw_type *ty = &g->types[i];
+		for (; id < j; id++) {
+			const struct type_entry *e = type_catalog_gen_entry(c, id);
+			size_t n = type_name_len(e);
 
-			p = uvarint_put(p, i + 1);
-			p = uvarint_put(p, ty->addr);
-			p = uvarint_put(p, ty->size);
-			p = uvarint_put(p, ty->ptr_bytes);
-			p = uvarint_put(p, ty->name_len);
-			/* names is NULL while every name so far is empty. */
-			if (ty->name_len)
-				memcpy(p, g->names + ty->name_off,
-				       ty->name_len);
-			p += ty->name_len;
+			p = uvarint_put(p, id);
+			p = uvarint_put(p, e->key);
+			p = uvarint_put(p, e->size);
+			p = uvarint_put(p, e->ptr_bytes);
+			p = uvarint_put(p, n);
+			if (n)
+				memcpy(p, type_catalog_name(c, e), n);
+			p += n;
 		}
 		emit(g, buf, (size_t)(p - buf));
 	}

@@ -59,6 +59,24 @@ void tw_gen_free(struct tw_gen *g);
 int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 		 uint64_t ts, uint64_t a, uint64_t b, uint64_t c);
 
+/*
+ * Types: a generation defines the ones its events use, in a catalogue of
+ * its own or, after tw_gen_use_types, in the caller's (type_catalog.h),
+ * which outlives it and serves the next generations too.
+ */
+struct type_catalog;
+
+/*
+ * Draws the generation's types from `cat` (before its first type) and
+ * starts a generation in it: the entries this one uses are marked there,
+ * and `cat` must not start another before this one is finished.
+ */
+void tw_gen_use_types(struct tw_gen *g, struct type_catalog *cat);
+
+/* The ID of catalogue entry `ref` in this generation, defining it on first
+ * use (0: no such entry, or out of memory). */
+uint64_t tw_gen_type(struct tw_gen *g, uint32_t ref);
+
 /* The type ID of type address `addr` in this generation, 0 if undefined. */
 uint64_t tw_gen_type_id(const struct tw_gen *g, uint64_t addr);
 

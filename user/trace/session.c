@@ -89,6 +89,7 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 	s->sample = o->sample > 1 ? o->sample : 1;
 	s->gen_cap = gen_cap_of(o);
 	u64_map_init(&s->type_index);
+	type_catalog_init(&s->catalog);
 	u64_map_init(&s->sized_index);
 	u64_map_init(&s->sampled);
 	u64_map_init(&s->tiny_upper);
@@ -205,10 +206,7 @@ void session_finish(struct session *s)
 	u64_map_free(&s->sampled);
 	u64_map_free(&s->tiny_upper);
 	session_gc_free(s);
-	free(s->type_tab);
-	free(s->names);
-	s->type_tab = NULL;
-	s->names = NULL;
+	type_catalog_free(&s->catalog);
 }
 
 uint64_t session_inconsistent(const struct session *s)

@@ -21,6 +21,7 @@
 #include "format/gc_sidecar.h"
 #include "trace/record_view.h"
 #include "format/trace_writer.h"
+#include "format/type_catalog.h"
 #include "traceaf_events.h"
 #include "util/u64_map.h"
 
@@ -64,18 +65,6 @@ struct session_opts {
 	bool tiny_as_runtime; /* --tiny-as-runtime: on_tiny_alloc_runtime */
 };
 
-/* One cached type description; names live in a shared arena. */
-struct type_entry {
-	uint64_t addr;
-	uint64_t key;          /* the writer's identity of the entry: addr,
-				  or for a sampled size (--memprofilerate)
-				  a key of its own */
-	uint64_t size;
-	uint64_t ptr_bytes;
-	uint32_t name_off;     /* into session.names */
-	uint32_t name_len;
-};
-
 struct session_counts {
 	uint64_t records[TAF_REC_KIND_MAX];  /* records received, per kind */
 	uint64_t before_start;               /* records older than the snapshot */
@@ -110,7 +99,7 @@ struct session {
 	bool info_ready;                 /* min_page_heap_addr known */
 	bool exists_pending;             /* rotated: exists before next event */
 
-	struct u64_map type_index;       /* type addr -> index + 1 in type_tab */
+	struct u64_map type_index;       /* type addr -> catalogue ref, 0: unreadable */
 	/* --memprofilerate: (type addr, sampled slot size) -> index + 1 of
 	 * an entry with that size (sampled_type). */
 	struct u64_map sized_index;
@@ -128,10 +117,9 @@ struct session {
 	struct gc_mark *gc_pending, *gc_file;
 	size_t ngc_pending, gc_pending_cap, ngc_file, gc_file_cap;
 	char gc_file_name[256];
-	struct type_entry *type_tab;
-	size_t ntypes, type_cap;
-	char *names;
-	size_t names_len, names_cap;
+	/* Every type read from the target, kept across generations; each
+	 * generation marks those it defines (format/type_catalog.h). */
+	struct type_catalog catalog;
 
 	struct shadow_heap *heap;
 	/*

@@ -90,10 +90,9 @@ static int exists_object(void *arg, uint64_t addr, uint32_t type_ref)
 {
 	struct exists_ctx *c = arg;
 	struct session *s = c->s;
-	const struct type_entry *e = type_ref ? &s->type_tab[type_ref - 1] : NULL;
-
 	c->rc = session_emit(s, c->thread, TW_EV_HEAP_OBJECT, c->ts,
-			     session_heap_object_id(s, addr), session_gen_type_id(s, e), 0);
+			     session_heap_object_id(s, addr),
+			     tw_gen_type(s->gen, type_ref), 0);
 	s->counts.exists_events++;
 	if (c->rc == 0 && u64_map_get(&s->tiny_upper, addr, NULL)) {
 		c->rc = session_emit(s, c->thread, TW_EV_HEAP_OBJECT,
@@ -148,6 +147,7 @@ static int new_generation(struct session *s, bool first)
 	 * lost at the cut.
 	 */
 	tw_gen_stream(s->gen, trace_sink_write_cb, s->sink);
+	tw_gen_use_types(s->gen, &s->catalog);
 	s->gen_base = 0;
 	if (!trace_sink_at_file_start(s->sink))
 		return 0;

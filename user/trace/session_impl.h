@@ -48,9 +48,6 @@ static inline uint32_t span_kindclass(uint8_t alloc_type, uint8_t spanclass)
 int session_read_min_page_heap_addr(struct session *s, uint64_t *out);
 
 /* session_types.c */
-struct type_entry *session_type_append(struct session *s, uint64_t addr,
-				       uint64_t size, uint64_t ptr_bytes,
-				       const char *name, size_t name_len);
 const struct type_entry *session_type_lookup(struct session *s, uint64_t addr);
 uint32_t session_type_ref_of(const struct session *s,
 			     const struct type_entry *e);

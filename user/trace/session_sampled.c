@@ -39,16 +39,16 @@ static const struct type_entry *sampled_type(struct session *s,
 	uint64_t key, idx;
 	const char *name;
 	size_t len;
-	struct type_entry *e;
+	uint32_t ref;
 
 	/* A type we could not read is as unknown as one we did not find. */
 	if (!unknown && r->type && !t)
 		unknown = true;
 	key = ((t ? t->addr : unknown ? 1 : 0) << 16) | size_code(r->size);
 	if (u64_map_get(&s->sized_index, key, &idx))
-		return &s->type_tab[idx - 1];
+		return type_catalog_get(&s->catalog, (uint32_t)idx);
 	if (t) {
-		name = s->names + t->name_off;
+		name = type_catalog_name(&s->catalog, t);
 		len = t->name_len;
 	} else {
 		/* The runtime passes nil for pointer-free buffers (strings,
@@ -57,14 +57,13 @@ static const struct type_entry *sampled_type(struct session *s,
 		name = unknown ? "<unknown>" : "<notype>";
 		len = strlen(name);
 	}
-	e = session_type_append(s, t ? t->addr : 0, r->size, t ? t->ptr_bytes : 0,
-			name, len);
-	if (!e)
+	/* Written with an address of its own: one entry per sampled size. */
+	ref = type_catalog_add(&s->catalog, (1ull << 63) | (s->catalog.n + 1),
+			       t ? t->addr : 0, r->size, t ? t->ptr_bytes : 0,
+			       name, len);
+	if (!ref || u64_map_put(&s->sized_index, key, ref))
 		return NULL;
-	e->key = (1ull << 63) | s->ntypes;
-	if (u64_map_put(&s->sized_index, key, s->ntypes))
-		return NULL;
-	return e;
+	return type_catalog_get(&s->catalog, ref);
 }
 
 /*
