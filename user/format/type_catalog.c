@@ -43,7 +43,7 @@ uint32_t type_catalog_add(struct type_catalog *c, uint64_t key, uint64_t addr,
 	if (c->names_len + name_len + 1 > c->names_cap) {
 		size_t cap = c->names_cap ? c->names_cap : 4096;
 		/* A name of an entry (a sampled size's) moves with the arena. */
-		bool inside = name_len && name >= c->names &&
+		bool inside = name_len && c->names && name >= c->names &&
 			      name < c->names + c->names_len;
 		size_t off = inside ? (size_t)(name - c->names) : 0;
 		char *nn;
