@@ -45,18 +45,6 @@ struct {
 	__type(value, struct inflight_val);
 } inflight SEC(".maps");
 
-/* g.stack.hi - SP: the call's depth on its goroutine stack, 0 if unknown. */
-static __always_inline __u64 stack_depth(struct pt_regs *ctx)
-{
-	const struct taf_layout *l = layout_of(ctx);
-	__u64 hi = 0;
-
-	if (!l || bpf_probe_read_user(&hi, sizeof(hi),
-				      (void *)(ctx->r14 + l->g_stack_hi)))
-		return 0;
-	return hi > ctx->sp ? hi - ctx->sp : 0;
-}
-
 SEC("uprobe")
 int alloc_enter(struct pt_regs *ctx)
 {
@@ -69,7 +57,7 @@ int alloc_enter(struct pt_regs *ctx)
 
 	if (!tracing_enabled)
 		return 0;
-	depth = stack_depth(ctx);
+	depth = goroutine_depth(ctx, ctx->sp);
 	if (!depth)
 		return 0;
 	cur = bpf_map_lookup_elem(&inflight, &key);
@@ -100,7 +88,7 @@ int alloc_exit(struct pt_regs *ctx)
 	cur = bpf_map_lookup_elem(&inflight, &key);
 	if (!cur)
 		return 0;       /* entered before we attached */
-	depth = stack_depth(ctx);
+	depth = goroutine_depth(ctx, ctx->sp);
 	if (cur->depth < depth)
 		return 0;               /* a nested call returns */
 	if (cur->depth > depth) {

@@ -101,18 +101,6 @@ struct {
 	__type(value, struct pending_val);
 } alloc_pending SEC(".maps");
 
-/* g.stack.hi - sp, 0 if unknown (the frame key of alloc_pending). */
-static __always_inline __u64 depth_of(struct pt_regs *ctx, __u64 sp)
-{
-	const struct taf_layout *l = layout_of(ctx);
-	__u64 hi = 0;
-
-	if (!l || bpf_probe_read_user(&hi, sizeof(hi),
-				      (void *)(ctx->r14 + l->g_stack_hi)))
-		return 0;
-	return hi > sp ? hi - sp : 0;
-}
-
 static __always_inline __u64 reg_value(struct pt_regs *ctx, __u8 reg)
 {
 	/*
@@ -180,7 +168,7 @@ static __always_inline int read_cval(struct pt_regs *ctx,
 					   (void *)(c->val + bias)) ? -1 : 0;
 	case TAF_CVAL_PENDING:
 		key.g = ctx->r14;
-		key.depth = depth_of(ctx, caller_sp);
+		key.depth = goroutine_depth(ctx, caller_sp);
 		p = bpf_map_lookup_elem(&alloc_pending, &key);
 		if (!key.depth || !p)
 			return -1;
@@ -399,7 +387,7 @@ int alloc_args(struct pt_regs *ctx)
 
 	if (!tracing_enabled)
 		return 0;
-	key.depth = depth_of(ctx, ctx->sp);
+	key.depth = goroutine_depth(ctx, ctx->sp);
 	if (!key.depth)
 		return 0;
 	v.size = ctx->ax;

@@ -106,6 +106,23 @@ static __always_inline const struct taf_layout *layout_of(struct pt_regs *ctx)
 	return l && l->valid ? l : NULL;
 }
 
+/*
+ * g.stack.hi - sp: how deep a frame is on its goroutine's stack (R14 is g
+ * in Go's register ABI), 0 if unknown.  With g it tells one call of a
+ * goroutine from another: the entry probes' nesting (alloc_entry.bpf.h),
+ * the values captured before a call (alloc_site.bpf.h, alloc_pending).
+ */
+static __always_inline __u64 goroutine_depth(struct pt_regs *ctx, __u64 sp)
+{
+	const struct taf_layout *l = layout_of(ctx);
+	__u64 hi = 0;
+
+	if (!l || bpf_probe_read_user(&hi, sizeof(hi),
+				      (void *)(ctx->r14 + l->g_stack_hi)))
+		return 0;
+	return hi > sp ? hi - sp : 0;
+}
+
 /* Reads an unsigned field of 1, 2, 4 or 8 bytes; 0 when unreadable. */
 static __always_inline __u64 read_field(__u64 base, __u16 off, __u8 size)
 {
