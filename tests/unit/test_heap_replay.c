@@ -479,7 +479,7 @@ static void test_replay_native_go127(void **state)
 
 /*
  * A --memprofilerate trace: no spans, and one type name in two entries
- * whose sizes are the sampled slot sizes (session.c, sampled_type).  Each
+ * whose sizes are the sampled slot sizes (session_sampled.c, sampled_type).  Each
  * object takes its entry's size; scaled at 4096, each class stands for
  * 1 / (1 - exp(-size / 4096)) objects (runtime/pprof scaleHeapSample):
  * 4096 B -> 1.582, 64 B -> 64.50.

@@ -288,7 +288,7 @@ static int seed_sample(void *arg, const struct ps_sample *ps)
  * The samples the runtime holds already (its live heap profile) become
  * the first file's exists events: the live sampled heap, however old.
  * The target keeps running: records from t0 on are kept, and one of an
- * object the walk also saw is merged (session.c, on_sampled_alloc).
+ * object the walk also saw is merged (session_sampled.c, session_sampled_alloc).
  */
 static void seed_samples(struct tracer *t, struct session *s)
 {
