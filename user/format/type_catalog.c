@@ -5,7 +5,6 @@
  */
 #include "format/type_catalog.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,21 +41,27 @@ uint32_t type_catalog_add(struct type_catalog *c, uint64_t key, uint64_t addr,
 	/* One byte more than needed: names is never NULL once an entry is. */
 	if (c->names_len + name_len + 1 > c->names_cap) {
 		size_t cap = c->names_cap ? c->names_cap : 4096;
-		/* A name of an entry (a sampled size's) moves with the arena. */
-		bool inside = name_len && c->names && name >= c->names &&
-			      name < c->names + c->names_len;
-		size_t off = inside ? (size_t)(name - c->names) : 0;
 		char *nn;
 
 		while (cap < c->names_len + name_len + 1)
 			cap *= 2;
-		nn = realloc(c->names, cap);
+		/*
+		 * Moved by hand, not realloc'd: `name` may be an entry's own
+		 * (a sampled size is named after its type), so the old arena
+		 * stays until the name is copied.
+		 */
+		nn = malloc(cap);
 		if (!nn)
 			return 0;
+		if (c->names_len)
+			memcpy(nn, c->names, c->names_len);
+		if (name_len)
+			memcpy(nn + c->names_len, name, name_len);
+		free(c->names);
 		c->names = nn;
 		c->names_cap = cap;
-		if (inside)
-			name = nn + off;
+	} else if (name_len) {
+		memcpy(c->names + c->names_len, name, name_len);
 	}
 	e = &c->tab[c->n];
 	memset(e, 0, sizeof(*e));
@@ -66,8 +71,6 @@ uint32_t type_catalog_add(struct type_catalog *c, uint64_t key, uint64_t addr,
 	e->ptr_bytes = ptr_bytes;
 	e->name_off = (uint32_t)c->names_len;
 	e->name_len = (uint32_t)name_len;
-	if (name_len)
-		memcpy(c->names + c->names_len, name, name_len);
 	c->names_len += name_len;
 	return (uint32_t)++c->n;
 }
