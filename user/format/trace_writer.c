@@ -157,6 +157,14 @@ static struct type_catalog *gen_types(const struct tw_gen *g)
 	return g->types->gen_mark == g->types_mark ? g->types : NULL;
 }
 
+/* Type IDs 1 .. this are defined in the generation. */
+static uint64_t gen_type_count(const struct tw_gen *g)
+{
+	const struct type_catalog *c = gen_types(g);
+
+	return c ? c->ngen : 0;
+}
+
 void tw_gen_free(struct tw_gen *g)
 {
 	size_t i;
@@ -284,7 +292,7 @@ int tw_gen_event(struct tw_gen *g, uint64_t thread, enum tw_event ev,
 		return -EINVAL;
 	/* A type ID must be defined in the generation that uses it. */
 	if ((ev == TW_EV_HEAP_OBJECT || ev == TW_EV_HEAP_OBJECT_ALLOC) &&
-	    b > (gen_types(g) ? gen_types(g)->ngen : 0))
+	    b > gen_type_count(g))
 		return -EINVAL;
 	t = thread_get(g, thread);
 	if (!t)

@@ -90,6 +90,7 @@ static int exists_object(void *arg, uint64_t addr, uint32_t type_ref)
 {
 	struct exists_ctx *c = arg;
 	struct session *s = c->s;
+
 	c->rc = session_emit(s, c->thread, TW_EV_HEAP_OBJECT, c->ts,
 			     session_heap_object_id(s, addr),
 			     tw_gen_type(s->gen, type_ref), 0);
