@@ -124,6 +124,28 @@ static void decode_types(const uint8_t *p, size_t len, struct types_seen *t)
 	assert_int_equal(r, 0);
 }
 
+/* Generation n, drawing its types from c. */
+static struct tw_gen *gen_on(struct type_catalog *c, uint64_t n)
+{
+	struct tw_gen *g = tw_gen_new(n, 1000000000, &info, 0);
+
+	assert_non_null(g);
+	tw_gen_use_types(g, c);
+	return g;
+}
+
+/* Ends g and reads back the types it wrote. */
+static void finish_types(struct tw_gen *g, struct types_seen *t)
+{
+	uint8_t *buf;
+	size_t len;
+
+	assert_int_equal(tw_gen_encode(g, &buf, &len), 0);
+	decode_types(buf, len, t);
+	free(buf);
+	tw_gen_free(g);
+}
+
 /* Two generations drawing on one catalogue write each its own types. */
 static void test_writer_emits_this_generations_types(void **state)
 {
@@ -131,41 +153,31 @@ static void test_writer_emits_this_generations_types(void **state)
 	struct types_seen t;
 	struct tw_gen *g;
 	uint32_t a, b;
-	uint8_t *buf;
-	size_t len;
 
 	type_catalog_init(&c);
 	a = type_catalog_add(&c, 0xa0, 0xa0, 8, 8, "*int", 4);
 	b = type_catalog_add(&c, 0xb0, 0xb0, 56, 8, "main.Node", 9);
 
-	g = tw_gen_new(1, 1000000000, &info, 0);
-	tw_gen_use_types(g, &c);
+	g = gen_on(&c, 1);
 	assert_int_equal(tw_gen_type(g, a), 1);
 	assert_int_equal(tw_gen_type(g, b), 2);
 	assert_int_equal(tw_gen_event(g, 5, TW_EV_HEAP_OBJECT_ALLOC, 10, 1, 2, 0), 0);
-	assert_int_equal(tw_gen_encode(g, &buf, &len), 0);
-	decode_types(buf, len, &t);
+	finish_types(g, &t);
 	assert_int_equal(t.n, 2);
 	assert_int_equal(t.addr[0], 0xa0);
 	assert_int_equal(t.addr[1], 0xb0);
-	free(buf);
-	tw_gen_free(g);
 
-	g = tw_gen_new(2, 1000000000, &info, 0);
-	tw_gen_use_types(g, &c);
+	g = gen_on(&c, 2);
 	/* A type ID this generation has not defined is refused. */
 	assert_int_equal(tw_gen_event(g, 5, TW_EV_HEAP_OBJECT_ALLOC, 10, 1, 1, 0),
 			 -EINVAL);
 	assert_int_equal(tw_gen_type(g, b), 1);
 	assert_int_equal(tw_gen_type_id(g, 0xa0), 0);
 	assert_int_equal(tw_gen_event(g, 5, TW_EV_HEAP_OBJECT_ALLOC, 10, 1, 1, 0), 0);
-	assert_int_equal(tw_gen_encode(g, &buf, &len), 0);
-	decode_types(buf, len, &t);
+	finish_types(g, &t);
 	assert_int_equal(t.n, 1);
 	assert_int_equal(t.id[0], 1);
 	assert_int_equal(t.addr[0], 0xb0);
-	free(buf);
-	tw_gen_free(g);
 	type_catalog_free(&c);
 }
 
@@ -181,12 +193,10 @@ static void test_generation_overtaken_fails(void **state)
 
 	type_catalog_init(&c);
 	a = type_catalog_add(&c, 0xa0, 0xa0, 8, 8, "*int", 4);
-	g1 = tw_gen_new(1, 1000000000, &info, 0);
-	tw_gen_use_types(g1, &c);
+	g1 = gen_on(&c, 1);
 	assert_int_equal(tw_gen_type(g1, a), 1);
 	assert_int_equal(tw_gen_event(g1, 5, TW_EV_HEAP_OBJECT_ALLOC, 10, 1, 1, 0), 0);
-	g2 = tw_gen_new(2, 1000000000, &info, 0);
-	tw_gen_use_types(g2, &c);
+	g2 = gen_on(&c, 2);
 	assert_int_equal(tw_gen_type(g1, a), 0);
 	assert_int_equal(tw_gen_encode(g1, &buf, &len), -EBUSY);
 	free(buf);
