@@ -131,6 +131,7 @@ FUZZ_MODS  := inspect/go_buildinfo inspect/go_binary inspect/go_binary_tables in
               format/trace_reader format/gc_sidecar util/atomic_file \
               analysis/heap_replay analysis/heap_replay_points \
               analysis/heap_replay_objects analysis/heap_replay_spans \
+              analysis/object_table \
               analysis/gc_cycles \
               inspect/go_sizeclasses
 FUZZ_LIB   := $(patsubst %,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_MODS))

@@ -6,9 +6,10 @@
  * counts, live objects at the end, object lifetimes, and checkpoints over
  * time (live bytes per type, spans, goroutine stacks).
  *
- * Owns: the live object, span and stack tables (u64_map, one 64-bit value
- * per live object), type and stack interning across files, the leak rule,
- * the GC cycle estimate (gc_cycles.h).
+ * Owns: the live object table (object_table.h: one 64-bit value per live
+ * object, in its span's slots), the span and stack tables, type and stack
+ * interning across files, the leak rule, the GC cycle estimate
+ * (gc_cycles.h).
  * Reads files through trace_reader.h and stack sidecars through
  * stack_sidecar.h; prints nothing.
  *

@@ -16,13 +16,13 @@
 #include "analysis/gc_cycles.h"
 #include "analysis/heap_replay.h"
 #include "format/trace_reader.h"
+#include "analysis/object_table.h"
 #include "util/u64_map.h"
 
 #define TICK_NS 100000000ull          /* checkpoint inside long gens */
 #define MAX_POINTS 256
 #define TIME_BITS 40
 #define TIME_MAX ((1ull << TIME_BITS) - 1)
-#define SPAN_SEARCH 16                /* small spans have <= 10 pages */
 
 /*
  * Small dense keys (a generation's type IDs, a sidecar's stack IDs: 1, 2,
@@ -38,7 +38,7 @@ struct hr_dense {
 };
 
 struct hr_private {
-	struct u64_map objects;       /* id + 1 -> class << 40 | t_us */
+	struct object_table objects;  /* id -> class << 40 | t_us */
 	struct u64_map spans;         /* id + 1 -> npages << 16 | kindclass */
 	struct u64_map gstacks;       /* id + 1 -> order */
 	struct u64_map type_names;    /* name hash -> type index + 1 */

@@ -27,34 +27,21 @@ static uint64_t page_size(const struct hr_private *p)
 uint64_t hr_object_size(struct heap_replay *h, uint64_t id,
 			uint64_t type_size, bool *tiny, bool *tiny_upper)
 {
-	struct hr_private *p = h->priv;
-	uint64_t align = heap_align(p), psz = page_size(p);
-	uint64_t page = id * align / psz, v, npages, kc;
-	unsigned d;
+	const struct ot_span *s = object_table_span_of(&h->priv->objects, id);
 
 	*tiny = *tiny_upper = false;
-	for (d = 0; d < SPAN_SEARCH && d <= page; d++) {
-		if (!u64_map_get(&p->spans, page - d + 1, &v))
-			continue;
-		npages = v >> 16;
-		kc = v & 0xffff;
-		if (npages <= d || (kc & 1))
-			break;
-		if ((kc >> 1) == GO_TINY_SPANCLASS) {
-			/* Spans are page-aligned: the offset in the span
-			 * tells the half of the block. */
-			uint64_t off = (id * align - (page - d) * psz) %
-				       TINY_BLOCK;
+	if (s && s->per_id) {
+		/* Spans are page-aligned: the offset in the span tells the
+		 * half of the block. */
+		uint64_t off = (id - s->base_id) * h->priv->objects.align %
+			       TINY_BLOCK;
 
-			*tiny = true;
-			*tiny_upper = off >= TINY_HALF;
-			return *tiny_upper ? TINY_HALF : TINY_BLOCK;
-		}
-		v = go_span_elemsize((uint8_t)(kc >> 1), npages);
-		if (v)
-			return v;
-		break;
+		*tiny = true;
+		*tiny_upper = off >= TINY_HALF;
+		return *tiny_upper ? TINY_HALF : TINY_BLOCK;
 	}
+	if (s)
+		return s->elemsize;
 	h->anom.size_from_type++;
 	return type_size;
 }
@@ -113,15 +100,15 @@ static int reclass(struct heap_replay *h, uint64_t key, uint64_t v,
 		s->c.alloc_bytes += c->size;
 	}
 	hr_count_live(h, c, 1);
-	return u64_map_put(&h->priv->objects, key,
-			   (uint64_t)to << TIME_BITS | (v & TIME_MAX));
+	return object_table_put(&h->priv->objects, key - 1,
+				(uint64_t)to << TIME_BITS | (v & TIME_MAX));
 }
 
 int hr_tiny_split(struct heap_replay *h, uint64_t lower_id)
 {
 	uint64_t key = lower_id + 1, v;
 
-	if (!key || !u64_map_get(&h->priv->objects, key, &v) ||
+	if (!key || !object_table_get(&h->priv->objects, lower_id, &v) ||
 	    !h->classes[v >> TIME_BITS].tiny ||
 	    h->classes[v >> TIME_BITS].size != TINY_BLOCK)
 		return 0;
@@ -272,10 +259,10 @@ int hr_object_freed(struct heap_replay *h, uint32_t cls, uint64_t born,
 void hr_objects_finish(struct heap_replay *h)
 {
 	struct hr_private *p = h->priv;
-	uint64_t end_us = rel_ns(h, h->t_last_ns) / 1000, key, v;
-	size_t it = 0;
+	uint64_t end_us = rel_ns(h, h->t_last_ns) / 1000, id, v;
+	struct ot_iter it = { 0 };
 
-	while (u64_map_next(&p->objects, &it, &key, &v)) {
+	while (object_table_next(&p->objects, &it, &id, &v)) {
 		struct hr_class *c = &h->classes[v >> TIME_BITS];
 		uint64_t born = v & TIME_MAX;
 

@@ -3,7 +3,7 @@
  * heap_replay_spans.c - the replay's spans and goroutine stacks: pages
  * in heap and manual spans, stacks live and their bytes, now and at
  * their peak (Span*, GoroutineStack* events; heap_replay.c dispatches).
- * Object sizes come from the spans table kept here (heap_replay_objects.c).
+ * The object table (object_table.h) learns of heap spans here.
  */
 
 #include "analysis/heap_replay_impl.h"
@@ -25,6 +25,7 @@ int hr_span_event(struct heap_replay *h, const struct trace_event *e)
 {
 	struct hr_private *p = h->priv;
 	uint64_t key = e->args[0] + 1, v, nv;
+	int rc;
 
 	if (!key)
 		return 0;
@@ -36,7 +37,7 @@ int hr_span_event(struct heap_replay *h, const struct trace_event *e)
 		pages_add(h, v, -1);
 		u64_map_del(&p->spans, key);
 		h->span_frees++;
-		return 0;
+		return object_table_span_gone(&p->objects, e->args[0]);
 	}
 	nv = (e->args[1] < (1ull << 47) ? e->args[1] : (1ull << 47) - 1) << 16 |
 	     (e->args[2] & 0xffff);
@@ -48,7 +49,9 @@ int hr_span_event(struct heap_replay *h, const struct trace_event *e)
 	if (e->kind == TW_EV_SPAN_ALLOC)
 		h->span_allocs++;
 	pages_add(h, nv, 1);
-	return u64_map_put(&p->spans, key, nv);
+	rc = u64_map_put(&p->spans, key, nv);
+	return rc ? rc : object_table_span(&p->objects, e->args[0], nv >> 16,
+					   nv & 0xffff);
 }
 
 static uint64_t order_bytes(uint64_t order)
