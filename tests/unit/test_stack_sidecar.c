@@ -290,6 +290,63 @@ static void test_many_allocs_round_trip_compactly(void **state)
 	stack_sidecar_close(s);
 }
 
+/*
+ * Allocations written out of time order (neighbours swapped, as the
+ * ring buffer hands them over, and one generation written backwards),
+ * several at one timestamp, and one (id, ts) written twice: every lookup
+ * finds its stack, asked in time order, backwards or at random, and the
+ * duplicate answers with the first one written.
+ */
+static void test_lookups_in_any_order_find_every_alloc(void **state)
+{
+	struct fixture *fx = *state;
+	enum { N = 3000 };
+	struct stack_sidecar_writer *w;
+	struct stack_sidecar *s;
+	uint32_t stacks[3], sid;
+	uint64_t i, gen, id, ts;
+	unsigned seed = 7;
+
+	assert_int_equal(stack_sidecar_writer_open(fx->trace, &w), 0);
+	stacks[0] = add_stack(w, leak_frames, 3);
+	stacks[1] = add_stack(w, leak_frames + 1, 2);
+	stacks[2] = add_stack(w, leak_frames + 2, 1);
+	for (i = 0; i < N; i++) {
+		/* gen 1: pairs swapped; gen 2: backwards.  ts: 3 allocs a tick. */
+		uint64_t k = i < N / 2 ? (i ^ 1) : N / 2 + (N - 1 - i);
+
+		gen = k < N / 2 ? 1 : 2;
+		assert_int_equal(stack_sidecar_writer_add_alloc(w, gen,
+				 0x5000 + k * 3, 100 + k / 3, stacks[k % 3]), 0);
+	}
+	/* A second record of (id, ts) of k = 10: the first one answers. */
+	assert_int_equal(stack_sidecar_writer_add_alloc(w, 1, 0x5000 + 30,
+				 100 + 10 / 3, stacks[2]), 0);
+	assert_int_equal(stack_sidecar_writer_close(w), 0);
+	assert_int_equal(stack_sidecar_open(fx->trace, &s), 0);
+	for (int pass = 0; pass < 3; pass++) {
+		for (i = 0; i < N; i++) {
+			uint64_t k = pass == 0 ? i : pass == 1 ? N - 1 - i :
+				     (uint64_t)rand_r(&seed) % N;
+
+			gen = k < N / 2 ? 1 : 2;
+			id = 0x5000 + k * 3;
+			ts = 100 + k / 3;
+			assert_int_equal(stack_sidecar_lookup(s, gen, id, ts,
+							      &sid), 0);
+			assert_int_equal(sid, stacks[k % 3]);
+			/* Its neighbours in time are not it. */
+			assert_int_equal(stack_sidecar_lookup(s, gen, id + 1,
+							      ts, &sid),
+					 -ENOENT);
+			assert_int_equal(stack_sidecar_lookup(s, gen, id,
+							      ts + 1, &sid),
+					 -ENOENT);
+		}
+	}
+	stack_sidecar_close(s);
+}
+
 static uint8_t *sample(struct fixture *fx, size_t *len)
 {
 	struct stack_sidecar_writer *w;
@@ -559,6 +616,7 @@ int main(void)
 		T(test_sidecar_has_real_name_only_after_close),
 		T(test_add_alloc_rejects_unknown_stack),
 		T(test_many_allocs_round_trip_compactly),
+		T(test_lookups_in_any_order_find_every_alloc),
 		T(test_every_truncation_is_malformed),
 		T(test_bad_magic_version_and_trailing_bytes_rejected),
 		T(test_forward_references_rejected),

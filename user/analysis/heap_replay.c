@@ -627,10 +627,10 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
  * end of a chain of loads (page table, span, slot) that miss the caches
  * when the heap is large; each link is fetched while other events are
  * replayed: an event's page-table entry when it is read (AHEAD - 1 events
- * before it is replayed), its span at SPAN_AHEAD, its slot (and its
- * stack's sidecar record) at SLOT_AHEAD.  One prefetch of the whole chain
+ * before it is replayed), its span at SPAN_AHEAD, its slot at SLOT_AHEAD.  One prefetch of the whole chain
  * 8 events ahead left the span and page misses in the way (the lookup
- * that issues the prefetch waits for them): 24 % of `report`.
+ * that issues the prefetch waits for them): 24 % of `report`.  Stacks
+ * need none: the sidecar is read in time order (stack_sidecar.c).
  */
 #define AHEAD 16                      /* a power of two */
 #define SPAN_AHEAD 8
@@ -649,9 +649,6 @@ static void prefetch_slot(struct heap_replay *h, const struct trace_event *e)
 	if (!object_event(e))
 		return;
 	object_table_prefetch(&p->objects, e->args[0]);
-	if (p->sidecar && e->kind == TW_EV_HEAP_OBJECT_ALLOC)
-		stack_sidecar_prefetch(p->sidecar, e->gen, e->args[0],
-				       e->ticks);
 }
 
 /* Replays the events of R's current generation. */

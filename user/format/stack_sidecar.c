@@ -44,10 +44,12 @@
  * Reading: strings, frames and stacks are decoded at open; the 'A'
  * records are checked then but kept encoded (3-8 bytes an allocation,
  * not a 32-byte key), and a lookup decodes the records of its generation
- * into a hash table when the generation changes: report replays a trace
- * generation by generation, so memory holds one generation's allocations
- * and each lookup is one table probe (a binary search over every
- * allocation of a 128 MiB file was 22 cache misses per event and 350 MiB).
+ * when the generation changes, sorted by timestamp: report replays a trace
+ * generation by generation and in time order, so memory holds one
+ * generation's allocations and each lookup is a step or two on from the
+ * last one, in memory read in order (a binary search over every
+ * allocation of a 128 MiB file was 22 cache misses per event and 350 MiB;
+ * a hash table of the generation, a miss to build and one to probe).
  *
  * An allocation costs 3-8 bytes: the ID delta is 1-3 bytes (objects of one
  * span are close), the timestamp delta 1-2, the stack ID 1-2; an 'A'
@@ -56,7 +58,6 @@
  */
 #include "stack_sidecar.h"
 #include "stack_sidecar_impl.h"
-#include "util/u64_map.h"
 #include "util/uvarint.h"
 
 #include <errno.h>
@@ -71,6 +72,8 @@
 struct alloc_key {
 	uint64_t id, ts;
 	uint32_t stack;
+	uint32_t seq;                /* order in the file: the first of equal
+					(id, ts) keys answers */
 };
 
 /* One 'A' record: its generation, where its entries start, how many. */
@@ -95,14 +98,13 @@ struct stack_sidecar {
 	size_t len;
 	struct alloc_rec *rec;       /* the 'A' records, in file order */
 	size_t nrec, nalloc;
-	/* The generation decoded last: its allocations, and a table from a
-	 * hash of (id, ts) (probing on to the next key on a collision) to
-	 * their index + 1. */
+	/* The generation decoded last: its allocations sorted by (ts, id),
+	 * and where the last lookup's timestamp starts (the replay asks in
+	 * time order, so the next answer is a few entries on). */
 	bool have_gen;
 	uint64_t gen;
 	struct alloc_key *alloc;
-	size_t ngen, gen_cap;
-	struct u64_map gen_keys;
+	size_t ngen, gen_cap, cur;
 	struct stack_sidecar_process proc;
 	bool have_proc;
 };
@@ -335,7 +337,6 @@ static int parse_owned(uint8_t *data, size_t len, struct stack_sidecar **out)
 	}
 	s->data = data;
 	s->len = len;
-	u64_map_init(&s->gen_keys);
 	s->arena = malloc(len);
 	s->str = malloc(sizeof(*s->str));
 	s->stack_off = calloc(1, sizeof(*s->stack_off));
@@ -409,23 +410,52 @@ int stack_sidecar_open(const char *trace_path, struct stack_sidecar **out)
 	return parse_owned(buf, off, out);
 }
 
-static uint64_t alloc_hash(uint64_t id, uint64_t ts)
+static bool key_less(const struct alloc_key *a, const struct alloc_key *b)
 {
-	uint64_t k = (id + 1) * 0x9e3779b97f4a7c15ull;
-
-	k ^= ts * 0xc2b2ae3d27d4eb4full;
-	k ^= k >> 31;
-	return k ? k : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	return a->id != b->id ? a->id < b->id : a->seq < b->seq;
 }
 
-/* Decodes generation GEN's 'A' records into s->alloc and s->gen_keys. */
+static int key_cmp(const void *x, const void *y)
+{
+	return key_less(x, y) ? -1 : key_less(y, x) ? 1 : 0;
+}
+
+/*
+ * Sorts A[0..N) by (ts, id, seq).  The daemon writes allocations in the
+ * order it took them from the ring buffer, which is time order but for
+ * neighbours a few places apart: an insertion sort does that in one pass;
+ * if the input is further from sorted than that, qsort.
+ */
+static void sort_keys(struct alloc_key *a, size_t n)
+{
+	size_t i, moves = 0, budget = 8 * n;
+
+	for (i = 1; i < n; i++) {
+		struct alloc_key t = a[i];
+		size_t j = i;
+
+		while (j && key_less(&t, &a[j - 1])) {
+			a[j] = a[j - 1];
+			j--;
+			if (++moves > budget) {
+				a[j] = t;
+				qsort(a, n, sizeof(*a), key_cmp);
+				return;
+			}
+		}
+		a[j] = t;
+	}
+}
+
+/* Decodes generation GEN's 'A' records into s->alloc, sorted. */
 static int load_gen(struct stack_sidecar *s, uint64_t gen)
 {
 	size_t i, cap = 0;
 	uint32_t k;
 
-	u64_map_free(&s->gen_keys);
-	s->ngen = 0;
+	s->ngen = s->cur = 0;
 	s->have_gen = false;
 	for (i = 0; i < s->nrec; i++)
 		if (s->rec[i].gen == gen)
@@ -435,7 +465,7 @@ static int load_gen(struct stack_sidecar *s, uint64_t gen)
 	for (i = 0; i < s->nrec; i++) {
 		const struct alloc_rec *r = &s->rec[i];
 		struct cursor c = { s->data + r->off, s->data + s->len };
-		uint64_t id = 0, ts = 0, did, dts, key, v;
+		uint64_t id = 0, ts = 0, did, dts;
 
 		if (r->gen != gen)
 			continue;
@@ -450,22 +480,49 @@ static int load_gen(struct stack_sidecar *s, uint64_t gen)
 			ts += unzigzag(dts);
 			a->id = id;
 			a->ts = ts;
-			key = alloc_hash(id, ts);
-			while (u64_map_get(&s->gen_keys, key, &v))
-				key = key + 1 ? key + 1 : 1;
-			if (u64_map_put(&s->gen_keys, key, ++s->ngen))
-				return -ENOMEM;
+			a->seq = (uint32_t)s->ngen++;
 		}
 	}
+	sort_keys(s->alloc, s->ngen);
 	s->gen = gen;
 	s->have_gen = true;
 	return 0;
 }
 
+/* The first entry with a timestamp >= TS. */
+static size_t first_at(struct stack_sidecar *s, uint64_t ts)
+{
+	const struct alloc_key *a = s->alloc;
+	size_t lo = 0, hi = s->ngen, i = s->cur;
+	unsigned step;
+
+	if (i > s->ngen)
+		i = s->ngen;
+	if (!i || a[i - 1].ts < ts) {
+		/* At or after the last answer: a few steps, else search. */
+		for (step = 0; step < 8 && i < s->ngen && a[i].ts < ts; step++)
+			i++;
+		if (i == s->ngen || a[i].ts >= ts)
+			return i;
+		lo = i;
+	} else {
+		hi = i;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int stack_sidecar_lookup(struct stack_sidecar *s, uint64_t gen,
 			 uint64_t id, uint64_t ts, uint32_t *stack_id)
 {
-	uint64_t key, v;
+	size_t i;
 	int err;
 
 	if (!s->nalloc)
@@ -475,23 +532,16 @@ int stack_sidecar_lookup(struct stack_sidecar *s, uint64_t gen,
 		if (err)
 			return err;
 	}
-	for (key = alloc_hash(id, ts); u64_map_get(&s->gen_keys, key, &v);
-	     key = key + 1 ? key + 1 : 1) {
-		const struct alloc_key *a = &s->alloc[v - 1];
-
-		if (a->id == id && a->ts == ts) {
-			*stack_id = a->stack;
+	s->cur = i = first_at(s, ts);
+	for (; i < s->ngen && s->alloc[i].ts == ts; i++) {
+		if (s->alloc[i].id == id) {
+			*stack_id = s->alloc[i].stack;
 			return 0;
 		}
+		if (s->alloc[i].id > id)
+			break;
 	}
 	return -ENOENT;
-}
-
-void stack_sidecar_prefetch(const struct stack_sidecar *s, uint64_t gen,
-			    uint64_t id, uint64_t ts)
-{
-	if (s->have_gen && s->gen == gen)
-		u64_map_prefetch(&s->gen_keys, alloc_hash(id, ts));
 }
 
 const struct stack_sidecar_process *
@@ -522,7 +572,6 @@ void stack_sidecar_close(struct stack_sidecar *s)
 	free(s->alloc);
 	free(s->rec);
 	free(s->data);
-	u64_map_free(&s->gen_keys);
 	free(s);
 }
 

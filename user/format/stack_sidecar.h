@@ -69,9 +69,6 @@ int stack_sidecar_open(const char *trace_path, struct stack_sidecar **out);
 int stack_sidecar_lookup(struct stack_sidecar *s, uint64_t gen,
 			 uint64_t id, uint64_t ts, uint32_t *stack_id);
 
-/* Starts fetching what a lookup of (GEN, ID, TS) will read (GEN loaded). */
-void stack_sidecar_prefetch(const struct stack_sidecar *s, uint64_t gen,
-			    uint64_t id, uint64_t ts);
 
 /*
  * Frames of STACK_ID, innermost first (the allocating function's caller
