@@ -93,9 +93,14 @@ int gc_cycles_on_free(struct gc_cycles *g, uint64_t page, uint64_t t_ns)
 
 uint64_t gc_cycles_at(const struct gc_cycles *g, uint64_t t_ns)
 {
-	size_t lo = 0, hi = g->n;
+	size_t lo = 0, hi = g->n, k;
 
-	/* The number of starts at or before T_NS. */
+	/* The number of starts at or before T_NS.  Most asks are of objects
+	 * born in the last few cycles: those first. */
+	for (k = hi; k && k + 4 > hi; k--)
+		if (g->start_ns[k - 1] <= t_ns)
+			return k;
+	hi = k;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

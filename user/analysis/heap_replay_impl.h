@@ -37,12 +37,25 @@ struct hr_dense {
 	struct u64_map big;           /* keys >= HR_DENSE_MAX */
 };
 
+/*
+ * The classes asked for last, by a hash of their key: the same few
+ * (type, stack, size) come again and again, and a probe of class_keys
+ * was 5 % of `report`.
+ */
+#define HR_CLASS_MEMO 256
+
+struct hr_class_memo {
+	uint64_t key;                 /* 0: empty */
+	uint32_t idx;
+};
+
 struct hr_private {
 	struct object_table objects;  /* id -> class << 40 | t_us */
 	struct u64_map spans;         /* id + 1 -> npages << 16 | kindclass */
 	struct u64_map gstacks;       /* id + 1 -> order */
 	struct u64_map type_names;    /* name hash -> type index + 1 */
 	struct u64_map class_keys;    /* packed class -> class index + 1 */
+	struct hr_class_memo class_memo[HR_CLASS_MEMO];
 	struct u64_map stack_keys;    /* frames hash -> stack index + 1 */
 	struct u64_map site_keys;     /* frame hash -> site index + 1 */
 	struct hr_dense gen_types;    /* trace type id -> idx | size << 20 */
