@@ -11,7 +11,8 @@
 #   7. ring-buffer drops at a sustained event rate (tests/bench/ratealloc)
 #   8. the production mode: the target's slowdown under --memprofilerate
 #      524288 and 1, beside full mode and the runtime's own AllocFree
-#      tracer (fullwork Go 1.23 and 1.27; encoding/json's benchmarks)
+#      tracer (allocbench's new(Node) loop and fullwork, Go 1.23 and 1.27;
+#      encoding/json's benchmarks)
 #   9. start to "attached" on big code: a generated ~45 MB-of-.text Go 1.27
 #      service (tests/bench/bigcode/gen.sh) and the Go programs Debian
 #      builds (prometheus, caddy: fetched with apt-get download, unpacked,
@@ -23,6 +24,7 @@
 # Env: SECTIONS="1 2 3 4 5 6 7 8 9 10" (which to run), REPS=3, SNAP_N=4194304,
 #      RATES="500000 1000000" (allocations/s; ~2 events each), RATE_SECS=3,
 #      REPORT_SCALE=20 (section 10's workload scale)
+#      S8="loop cpu phase json" (section 8's parts), LOOP_REPS, LOOP_N
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -255,11 +257,60 @@ if on 8; then
 		echo "$line"
 		rm -f "$TMP"/cpu.*
 	}
-	for ver in 1.23 1.27; do
+	# loop_run MODE VER KIND N: allocbench's wall ns per allocation over
+	# its loop alone (the tracer attaches with -p before the loop starts;
+	# the runtime's own tracer runs only around the loop).
+	loop_run() {
+		local mode=$1 bin=$GOBIN/allocbench-go$2 kind=$3 n=$4 w t flags=""
+		rm -rf "$TMP/l.out" "$TMP/l.w" "$TMP/l.t" "$TMP/l.trace"
+		case $mode in
+		untraced)
+			"$bin" -wait=false -kind "$kind" -n "$n" >"$TMP/l.w" ;;
+		native)
+			GODEBUG=traceallocfree=1 "$bin" -wait=false -kind "$kind" -n "$n" \
+				-native "$TMP/l.trace" >"$TMP/l.w" ;;
+		*)
+			[ "$mode" = rate512k ] && flags="--memprofilerate 524288"
+			"$bin" -kind "$kind" -n "$n" >"$TMP/l.w" 2>&1 &
+			w=$!
+			for _ in $(seq 100); do grep -qs '^ready' "$TMP/l.w" && break; sleep 0.1; done
+			"$BUILD/traceaf-bpf" -p "$w" -o "$TMP/l.out" $flags >"$TMP/l.t" 2>&1 &
+			t=$!
+			for _ in $(seq 600); do grep -qs attached "$TMP/l.t" && break; sleep 0.1; done
+			sleep 1   # a just-registered uprobe can miss a sleeping thread's first hits
+			kill -USR1 "$w"
+			wait "$w"
+			kill -INT "$t" 2>/dev/null
+			wait "$t" ;;
+		esac
+		awk '$1 == "ns/alloc" { print $2 }' "$TMP/l.w"
+	}
+	# An allocation-bound loop (new(Node), 56 bytes), the modes in turns:
+	# the steadiest figure for the 2 % target (fullwork's phases spread
+	# by +-10 % between untraced runs).  Full mode with fewer allocations
+	# (per-allocation figure; it is ~30x slower).
+	part() { case " ${S8:-loop cpu phase json} " in *" $1 "*) return 0 ;; esac; return 1; }
+	part loop && for ver in 1.23 1.27; do
+		for i in $(seq "${LOOP_REPS:-$((REPS * 3))}"); do
+			for m in untraced rate512k native full; do
+				n=${LOOP_N:-20000000}
+				[ "$m" = full ] && n=$((n / 20))
+				loop_run "$m" "$ver" node "$n" >>"$TMP/loop.$m"
+			done
+		done
+		base=$(median <"$TMP/loop.untraced")
+		line="allocbench node Go $ver (ns/alloc, loop only): untraced $base"
+		for m in rate512k native full; do
+			line="$line, $m $(median <"$TMP/loop.$m" | awk -v b="$base" '{ printf "%.3f", $1 / b }')"
+		done
+		echo "$line (median of $(wc -l <"$TMP/loop.untraced") paired runs; rate512k runs: $(sort -g "$TMP/loop.rate512k" | tr '\n' ' '); untraced: $(sort -g "$TMP/loop.untraced" | tr '\n' ' '))"
+		rm -f "$TMP"/loop.*
+	done
+	part cpu && for ver in 1.23 1.27; do
 		cpu_compare "$ver"
 	done
 	METRIC=fullwork_ms
-	for ver in 1.23 1.27; do
+	part phase && for ver in 1.23 1.27; do
 		# The native tracer needs -native (runtime/trace.Start) to write.
 		compare "fullwork Go $ver -scale 0.3 (phase ms)" "rate512k rate1 full" -- \
 			"$GOBIN/fullwork-go$ver" -scale 0.3 -wait=false
@@ -272,13 +323,13 @@ if on 8; then
 	done
 	# A real standard-library benchmark, a fixed number of iterations.
 	jt=$BUILD/bench/json-go1.27.test
-	if [ ! -x "$jt" ]; then
+	if part json && [ ! -x "$jt" ]; then
 		(cd /usr/lib/go-1.27/src/encoding/json && GOTOOLCHAIN=local \
 			GOCACHE="$BUILD/go-cache" GOFLAGS=-buildvcs=false \
 			/usr/lib/go-1.27/bin/go test -c -o "$jt" .) || exit 1
 	fi
 	METRIC=bench_ns
-	(cd /usr/lib/go-1.27/src/encoding/json &&
+	part json && (cd /usr/lib/go-1.27/src/encoding/json &&
 		compare "encoding/json CodeUnmarshal+CodeEncoder x200 (Go 1.27, ns/op)" "rate512k rate1 full" -- \
 			"$jt" -test.run='^$' -test.bench='^Benchmark(CodeUnmarshal|CodeEncoder)$' \
 			-test.benchtime=200x)

@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/trace"
 	"syscall"
 	"time"
 )
@@ -87,6 +88,7 @@ func main() {
 	n := flag.Int("n", 1000000, "allocations")
 	kind := flag.String("kind", "node", "node, bytes, tiny, string, append or map")
 	wait := flag.Bool("wait", true, "wait for SIGUSR1 before the loop")
+	native := flag.String("native", "", "write the runtime's own execution trace of the loop to this file")
 	flag.Parse()
 
 	start := make(chan os.Signal, 1)
@@ -94,6 +96,17 @@ func main() {
 	fmt.Printf("ready %d\n", os.Getpid())
 	if *wait {
 		<-start
+	}
+	if *native != "" {
+		f, err := os.Create(*native)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "-native:", err)
+			os.Exit(1)
+		}
+		defer func() { trace.Stop(); f.Close() }()
 	}
 	var ms0, ms1 runtime.MemStats
 	var ru0, ru1 syscall.Rusage
