@@ -1,13 +1,16 @@
 #!/bin/bash
 # test_disk_full - the output file system fills up while tracing.
 #
-# The trace directory is on a 1 MiB tmpfs; a knownalloc (Go 1.27) makes
-# $N main.Node values, far more events than fit (about 7 bytes each),
-# traced with 20 ms generations and --rotate-size 300K. How much fits
-# depends on how fast the workload allocates: a generation is written
-# whole or not at all, so with fast probes the first big generation may
-# already not fit (then one small file remains).
-# Checked:
+# Three cases, each on a fresh tmpfs; a knownalloc (Go 1.27) makes $N
+# main.Node values, far more events than fit (about 7 bytes each):
+#  - a 1 MiB disk, 20 ms generations and --rotate-size 300K;
+#  - an 8 MiB disk, 200 ms generations (issue 13's case);
+#  - an 8 MiB disk with the defaults (1 s generations, cut at 8 MiB of
+#    events: --generation-size).
+# How much fits depends on how fast the workload allocates: a generation
+# is written whole or not at all, so with fast probes the first big
+# generation may already not fit (then one small file remains).
+# Checked in each case:
 #  - the tracer says why it lost events: "No space left on device";
 #  - the target is not disturbed: it prints its usual "done" line with
 #    every Node and exits 0, as it does untraced;
@@ -22,7 +25,7 @@
 #    back to the last whole generation; no header-only file is left).
 # The tmpfs is unmounted on exit, whatever happens.
 source "$(dirname "$0")/lib/lib.sh"
-N=${N:-400000}
+N=${N:-3000000}
 WANT_EXIT=${WANT_EXIT:-}
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
@@ -44,48 +47,62 @@ disk_full_cleanup() {
 	cleanup
 }
 trap disk_full_cleanup EXIT
-mount -t tmpfs -o size=1m,mode=0750 traceaf-test "$MNT" ||
-	fail "cannot mount a tmpfs on $MNT (root needed)"
-OUT=$MNT/out
 
-start_bg "$TMP/workload.log" "$BIN" -n "$N"
-WPID=$BG_PID
-wait_for_line "$TMP/workload.log" '^ready' 20 || fail "workload did not start"
+# one_case SIZE FLAGS...: trace until the SIZE tmpfs is full; adds what
+# is left to SUMMARY.
+one_case() {
+	local size=$1 wpid tpid wrc trc used files f tc
+	shift
+	mountpoint -q "$MNT" && umount "$MNT"
+	mount -t tmpfs -o size="$size",mode=0750 traceaf-test "$MNT" ||
+		fail "cannot mount a tmpfs on $MNT (root needed)"
+	OUT=$MNT/out
 
-start_bg "$TMP/tracer.log" "$TRACER" -p "$WPID" -o "$OUT" -g 20ms --rotate-size 300K
-TPID=$BG_PID
-wait_for_line "$TMP/tracer.log" 'attached' 60 ||
-	fail "tracer did not attach: $(cat "$TMP/tracer.log")"
+	start_bg "$TMP/workload.log" "$BIN" -n "$N"
+	wpid=$BG_PID
+	wait_for_line "$TMP/workload.log" '^ready' 20 || fail "workload did not start"
 
-kill -USR1 "$WPID"
-wait_exit "$WPID" 300
-wrc=$?
-[ $wrc -eq 0 ] || fail "workload exited with $wrc: $(tail -n 5 "$TMP/workload.log")"
-grep -q "^done nodes=$N bytes=0 mallocs=" "$TMP/workload.log" ||
-	fail "workload output changed: $(cat "$TMP/workload.log")"
+	start_bg "$TMP/tracer.log" "$TRACER" -p "$wpid" -o "$OUT" "$@"
+	tpid=$BG_PID
+	wait_for_line "$TMP/tracer.log" 'attached' 60 ||
+		fail "tracer did not attach: $(cat "$TMP/tracer.log")"
 
-wait_exit "$TPID" 60
-trc=$?
-[ $trc -ne 124 ] || fail "tracer did not exit after the workload: $(tail -n 20 "$TMP/tracer.log")"
-grep -q 'No space left on device' "$TMP/tracer.log" ||
-	fail "tracer did not report the full disk: $(cat "$TMP/tracer.log")"
-if [ -n "$WANT_EXIT" ]; then
-	[ $trc -eq "$WANT_EXIT" ] || fail "tracer exited with $trc, want $WANT_EXIT: $(tail -n 20 "$TMP/tracer.log")"
-else
-	[ $trc -eq 0 ] || [ $trc -eq 1 ] || fail "tracer exited with $trc: $(tail -n 20 "$TMP/tracer.log")"
-fi
-grep -q 'done: ' "$TMP/tracer.log" || fail "no summary: $(cat "$TMP/tracer.log")"
+	kill -USR1 "$wpid"
+	wait_exit "$wpid" 600
+	wrc=$?
+	[ $wrc -eq 0 ] || fail "$size $*: workload exited with $wrc: $(tail -n 5 "$TMP/workload.log")"
+	grep -q "^done nodes=$N bytes=0 mallocs=" "$TMP/workload.log" ||
+		fail "$size $*: workload output changed: $(cat "$TMP/workload.log")"
 
-used=$(df -k --output=used "$MNT" | tail -n 1 | tr -d ' ')
-files=("$OUT"/*.trace)
-[ -f "${files[0]}" ] || fail "no trace file left: $(ls -la "$OUT"; cat "$TMP/tracer.log")"
-for f in "${files[@]}"; do
-	for tc in "$TC123" "$TC127"; do
-		"$tc" "$f" >"$TMP/check.out" 2>&1 ||
-			fail "$(basename "$tc") rejects $(basename "$f") ($(stat -c %s "$f") bytes): $(grep -m1 -E '^error|panic' "$TMP/check.out")"
-		[ "$(kv "$TMP/check.out" valid)" = 1 ] ||
-			fail "$(basename "$tc"): $(basename "$f") not valid"
+	wait_exit "$tpid" 60
+	trc=$?
+	[ $trc -ne 124 ] || fail "$size $*: tracer did not exit after the workload: $(tail -n 20 "$TMP/tracer.log")"
+	grep -q 'No space left on device' "$TMP/tracer.log" ||
+		fail "$size $*: tracer did not report the full disk: $(cat "$TMP/tracer.log")"
+	if [ -n "$WANT_EXIT" ]; then
+		[ $trc -eq "$WANT_EXIT" ] || fail "tracer exited with $trc, want $WANT_EXIT: $(tail -n 20 "$TMP/tracer.log")"
+	else
+		[ $trc -eq 0 ] || [ $trc -eq 1 ] || fail "$size $*: tracer exited with $trc: $(tail -n 20 "$TMP/tracer.log")"
+	fi
+	grep -q 'done: ' "$TMP/tracer.log" || fail "$size $*: no summary: $(cat "$TMP/tracer.log")"
+
+	used=$(df -k --output=used "$MNT" | tail -n 1 | tr -d ' ')
+	files=("$OUT"/*.trace)
+	[ -f "${files[0]}" ] || fail "$size $*: no trace file left: $(ls -la "$OUT"; cat "$TMP/tracer.log")"
+	for f in "${files[@]}"; do
+		for tc in "$TC123" "$TC127"; do
+			"$tc" "$f" >"$TMP/check.out" 2>&1 ||
+				fail "$size $*: $(basename "$tc") rejects $(basename "$f") ($(stat -c %s "$f") bytes): $(grep -m1 -E '^error|panic' "$TMP/check.out")"
+			[ "$(kv "$TMP/check.out" valid)" = 1 ] ||
+				fail "$size $*: $(basename "$tc"): $(basename "$f") not valid"
+		done
 	done
-done
-msg=$(grep -m1 'No space left on device' "$TMP/tracer.log")
-pass "${#files[@]} valid file(s) in $used KiB; workload unchanged; tracer exit $trc: $msg"
+	SUMMARY+="; $size disk, ${*:-defaults}: ${#files[@]} valid file(s) in $used KiB, $(sed -n 's/.* in \([0-9]*\) generations.*/\1/p' "$TMP/tracer.log") generations, tracer exit $trc"
+	rm -rf "$OUT"
+}
+
+SUMMARY=""
+one_case 1m -g 20ms --rotate-size 300K
+one_case 8m -g 200ms
+one_case 8m
+pass "workload unchanged in each case$SUMMARY; $(grep -m1 'No space left on device' "$TMP/tracer.log")"
