@@ -10,6 +10,7 @@
 #   gccgo         a C program linked against a stand-in libgo.so (what
 #                 gccgo's programs need), the signature go_binary looks for
 #   i386          knownalloc built with GOARCH=386: a Go program, not amd64
+#                 (through -- CMD where the kernel cannot run 32-bit code)
 #   go120         a copy of knownalloc (Go 1.21) whose build info says go1.20
 #   no_runtime    a stripped copy whose function table no longer names
 #                 runtime.mallocgc (as if obfuscated; it still runs): the
@@ -33,9 +34,15 @@ SUMMARY=()
 
 # refuse NAME PID REGEX: see the header.
 refuse() {
-	local name=$1 pid=$2 re=$3 rc lines
-	strace -f -qq -o "$TMP/$name.strace" -e trace=perf_event_open,bpf \
-		"$TRACER" -p "$pid" -o "$TMP/out-$name" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	local name=$1 pid=$2 re=$3 rc lines target=(-p "$2")
+	# refuse NAME -- CMD RE: the same for a program the tracer would start
+	if [ "$pid" = -- ]; then
+		target=(-- "$3")
+		pid=""
+		re=$4
+	fi
+	strace -f -qq -o "$TMP/$name.strace" -e trace=perf_event_open,bpf,execve \
+		"$TRACER" -o "$TMP/out-$name" "${target[@]}" >"$TMP/$name.out" 2>"$TMP/$name.err"
 	rc=$?
 	[ $rc -eq 1 ] || fail "$name: exit $rc, want 1; stderr: $(cat "$TMP/$name.err")"
 	lines=$(wc -l <"$TMP/$name.err")
@@ -48,7 +55,11 @@ refuse() {
 	if [ -n "$(ls -A "$TMP/out-$name" 2>/dev/null)" ]; then
 		fail "$name: trace files written: $(ls "$TMP/out-$name")"
 	fi
-	kill -0 "$pid" 2>/dev/null || fail "$name: the target died"
+	if [ -n "$pid" ]; then
+		kill -0 "$pid" 2>/dev/null || fail "$name: the target died"
+	elif [ "$(grep -c 'execve(' "$TMP/$name.strace")" -ne 1 ]; then
+		fail "$name: the program was started before the refusal: $(grep 'execve(' "$TMP/$name.strace" | tail -n 1)"
+	fi
 	SUMMARY+=("$name: $(sed 's/^traceaf-bpf: //' "$TMP/$name.err")")
 }
 
@@ -124,9 +135,18 @@ if [ ! -x "$BIN386" ] || [ -n "$(find "$SRC" -newer "$BIN386" -type f)" ]; then
 		mv "$BIN386.tmp" "$BIN386" ||
 		fail "cannot build knownalloc for GOARCH=386: $(tail -n 3 "$TMP/build386.log")"
 fi
-start_go i386 "$BIN386"
-refuse i386 "$GPID" "is not a Go program we can trace: .*built for i386 .*not x86-64"
-finish_go i386
+# A kernel without 32-bit user mode (a PVM guest, or IA32 emulation
+# disabled) cannot run it: then the same refusal is checked through
+# -- CMD, which inspects the executable before starting it.
+"$BIN386" -h >/dev/null 2>&1
+if [ $? -ne 126 ]; then
+	start_go i386 "$BIN386"
+	refuse i386 "$GPID" "is not a Go program we can trace: .*built for i386 .*not x86-64"
+	finish_go i386
+else
+	refuse i386 -- "$BIN386" "is not a Go program we can trace: .*built for i386 .*not x86-64"
+	SUMMARY[-1]="${SUMMARY[-1]} (as -- CMD: this kernel cannot run 32-bit programs)"
+fi
 
 # --- Go older than 1.21: the build info of a copy says go1.20 -----------
 ORIG=$(workload knownalloc 1.21 -stripped) || exit 1
