@@ -203,20 +203,29 @@ if on 8; then
 	bench_ns() { awk '$NF == "ns/op" || $4 == "ns/op" { s += $3 } END { print s }'; }
 	# compare NAME MODES -- CMD...: one line of ratios to the untraced median
 	compare() {
-		local name=$1 modes=$2 m i line
+		local name=$1 modes=$2 m i
 		shift 3
 		for i in $(seq "$REPS"); do
 			for m in untraced $modes; do
 				mode_run "$m" "$@" >>"$TMP/m.$m"
 			done
 		done
-		base=$(median <"$TMP/m.untraced")
-		line="$name: untraced ${base}"
-		for m in $modes; do
-			line="$line, $m $(median <"$TMP/m.$m" | awk -v b="$base" '{ printf "%.3f", $1 / b }')"
+		base=$(median <"$TMP/m.untraced")   # the native line's base too
+		# shellcheck disable=SC2086
+		echo "$name: $(ratios "$TMP/m" $modes)"
+		rm -rf "$TMP"/m.*
+	}
+	# ratios PREFIX MODE...: "untraced U, MODE R, ..." from the figures
+	# in PREFIX.untraced and PREFIX.MODE, each the ratio of the medians
+	ratios() {
+		local pre=$1 m b line
+		shift
+		b=$(median <"$pre.untraced")
+		line="untraced $b"
+		for m in "$@"; do
+			line="$line, $m $(median <"$pre.$m" | awk -v b="$b" '{ printf "%.3f", $1 / b }')"
 		done
 		echo "$line"
-		rm -rf "$TMP"/m.*
 	}
 	# cpu_run MODE BIN: fullwork's CPU time (user + sys, ms) over its
 	# phase, attached with -p while it waits: CPU time is what the probes
@@ -249,12 +258,7 @@ if on 8; then
 				cpu_run "$m" "$GOBIN/fullwork-go$ver" >>"$TMP/cpu.$m"
 			done
 		done
-		base=$(median <"$TMP/cpu.untraced")
-		line="fullwork Go $ver -scale 0.3 (target CPU ms, -p): untraced $base"
-		for m in rate512k rate1 full; do
-			line="$line, $m $(median <"$TMP/cpu.$m" | awk -v b="$base" '{ printf "%.3f", $1 / b }')"
-		done
-		echo "$line"
+		echo "fullwork Go $ver -scale 0.3 (target CPU ms, -p): $(ratios "$TMP/cpu" rate512k rate1 full)"
 		rm -f "$TMP"/cpu.*
 	}
 	# loop_run MODE VER KIND N: allocbench's wall ns per allocation over
@@ -298,12 +302,7 @@ if on 8; then
 				loop_run "$m" "$ver" node "$n" >>"$TMP/loop.$m"
 			done
 		done
-		base=$(median <"$TMP/loop.untraced")
-		line="allocbench node Go $ver (ns/alloc, loop only): untraced $base"
-		for m in rate512k native full; do
-			line="$line, $m $(median <"$TMP/loop.$m" | awk -v b="$base" '{ printf "%.3f", $1 / b }')"
-		done
-		echo "$line (median of $(wc -l <"$TMP/loop.untraced") paired runs; rate512k runs: $(sort -g "$TMP/loop.rate512k" | tr '\n' ' '); untraced: $(sort -g "$TMP/loop.untraced" | tr '\n' ' '))"
+		echo "allocbench node Go $ver (ns/alloc, loop only): $(ratios "$TMP/loop" rate512k native full) (median of $(wc -l <"$TMP/loop.untraced") paired runs; rate512k runs: $(sort -g "$TMP/loop.rate512k" | tr '\n' ' '); untraced: $(sort -g "$TMP/loop.untraced" | tr '\n' ' '))"
 		rm -f "$TMP"/loop.*
 	done
 	part cpu && for ver in 1.23 1.27; do
