@@ -596,7 +596,7 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 	}
 	if (e->ns > h->t_last_ns)
 		h->t_last_ns = e->ns;
-	while (p->gc_next < p->ngc_marks &&
+	while (e->ns >= p->gc_next_ns && p->gc_next < p->ngc_marks &&
 	       p->gc_marks[p->gc_next].ns <= e->ns) {
 		rc = gc_cycles_mark(&p->gc,
 				    rel_ns(h, p->gc_marks[p->gc_next++].ns));
@@ -604,6 +604,8 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 			return rc;
 		h->gc_cycles = p->gc.n;
 		h->gc_exact = true;
+		p->gc_next_ns = p->gc_next < p->ngc_marks ?
+				p->gc_marks[p->gc_next].ns : UINT64_MAX;
 	}
 	t = rel_ns(h, e->ns);
 	if (t >= p->last_point_ns + TICK_NS &&
@@ -756,6 +758,7 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 	p->gc_marks = NULL;
 	p->ngc_marks = p->gc_next = 0;
 	rc = gc_sidecar_read(path, &p->gc_marks, &p->ngc_marks);
+	p->gc_next_ns = p->ngc_marks ? p->gc_marks[0].ns : UINT64_MAX;
 	if (rc) {
 		snprintf(h->err, sizeof(h->err), "%s%s: %s", path,
 			 GC_SIDECAR_SUFFIX, rc == -EINVAL ? "malformed" :

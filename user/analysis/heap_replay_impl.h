@@ -72,6 +72,8 @@ struct hr_private {
 	 * as the events pass them. */
 	struct gc_mark *gc_marks;
 	size_t ngc_marks, gc_next;
+	uint64_t gc_next_ns;          /* marks[gc_next].ns, or UINT64_MAX:
+					 one compare per event */
 };
 
 static inline uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)
