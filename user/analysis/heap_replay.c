@@ -481,14 +481,15 @@ void hr_count_live(struct heap_replay *h, const struct hr_class *c, int dir)
 	}
 }
 
-static int free_object(struct heap_replay *h, uint64_t key, uint64_t v,
-		       uint64_t now_us, bool swept)
+/* The object at REF (its table value V) goes. */
+static int free_object(struct heap_replay *h, const struct ot_ref *ref,
+		       uint64_t v, uint64_t now_us, bool swept)
 {
 	struct hr_class *c = &h->classes[v >> TIME_BITS];
 	struct hr_type *t = &h->types[c->type];
 	uint64_t born = v & TIME_MAX;
 
-	object_table_del(&h->priv->objects, key - 1);
+	object_table_del_at(&h->priv->objects, ref);
 	c->frees++;
 	c->live--;
 	t->c.frees++;
@@ -507,7 +508,7 @@ static int free_object(struct heap_replay *h, uint64_t key, uint64_t v,
 		h->lifetimes++;
 	}
 	return hr_object_freed(h, (uint32_t)(v >> TIME_BITS), born, now_us,
-			       key - 1, swept);
+			       ref->id, swept);
 }
 
 static int heap_object(struct heap_replay *h, struct trace_reader *r,
@@ -517,6 +518,7 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	uint64_t key = e->args[0] + 1, v, now_us, size, tsize;
 	uint32_t type, stack = 0, cls, sid;
 	struct hr_class *c;
+	struct ot_ref ref;
 	bool tiny, upper;
 	int rc;
 
@@ -525,18 +527,20 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		now_us = TIME_MAX - 1;
 	if (!key)
 		return 0;
-	if (object_table_get(&p->objects, e->args[0], &v)) {
+	/* Good to the end: nothing below changes a span. */
+	ref = object_table_ref(&p->objects, e->args[0]);
+	if (object_table_get_at(&p->objects, &ref, &v)) {
 		if (!alloc)
 			return 0; /* exists: already known */
 		h->anom.alloc_of_live++;
-		rc = free_object(h, key, v, now_us, false);
+		rc = free_object(h, &ref, v, now_us, false);
 		if (rc)
 			return rc;
 	}
 	rc = resolve_type(h, r, e->args[1], &type, &tsize);
 	if (rc)
 		return rc;
-	size = hr_object_size(h, e->args[0], tsize, &tiny, &upper);
+	size = hr_object_size(h, ref.span, e->args[0], tsize, &tiny, &upper);
 	/* An exists event has a stack too when the daemon knew it (the
 	 * heap-profile samples of --memprofilerate, read at attach). */
 	if (p->sidecar) {
@@ -575,9 +579,9 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 		h->types[type].c.exists++;
 	}
 	hr_count_live(h, c, 1);
-	rc = object_table_put(&p->objects, e->args[0],
-			      (uint64_t)cls << TIME_BITS |
-			      (alloc ? now_us + 1 : 0));
+	rc = object_table_put_at(&p->objects, &ref,
+				 (uint64_t)cls << TIME_BITS |
+				 (alloc ? now_us + 1 : 0));
 	if (rc == 0 && upper)
 		rc = hr_tiny_split(h, e->args[0] - 1);
 	return rc;
@@ -596,7 +600,7 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 	}
 	if (e->ns > h->t_last_ns)
 		h->t_last_ns = e->ns;
-	while (p->gc_next < p->ngc_marks &&
+	while (e->ns >= p->gc_next_ns && p->gc_next < p->ngc_marks &&
 	       p->gc_marks[p->gc_next].ns <= e->ns) {
 		rc = gc_cycles_mark(&p->gc,
 				    rel_ns(h, p->gc_marks[p->gc_next++].ns));
@@ -604,6 +608,8 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 			return rc;
 		h->gc_cycles = p->gc.n;
 		h->gc_exact = true;
+		p->gc_next_ns = p->gc_next < p->ngc_marks ?
+				p->gc_marks[p->gc_next].ns : UINT64_MAX;
 	}
 	t = rel_ns(h, e->ns);
 	if (t >= p->last_point_ns + TICK_NS &&
@@ -621,13 +627,15 @@ static int replay_event(struct heap_replay *h, struct trace_reader *r,
 	case TW_EV_HEAP_OBJECT:
 	case TW_EV_HEAP_OBJECT_ALLOC:
 		return heap_object(h, r, e, e->kind == TW_EV_HEAP_OBJECT_ALLOC);
-	case TW_EV_HEAP_OBJECT_FREE:
-		if (!object_table_get(&p->objects, e->args[0], &t)) {
+	case TW_EV_HEAP_OBJECT_FREE: {
+		struct ot_ref ref = object_table_ref(&p->objects, e->args[0]);
+
+		if (!object_table_get_at(&p->objects, &ref, &t)) {
 			h->anom.free_of_unknown++;
 			return 0;
 		}
-		return free_object(h, e->args[0] + 1, t,
-				   rel_ns(h, e->ns) / 1000, true);
+		return free_object(h, &ref, t, rel_ns(h, e->ns) / 1000, true);
+	}
 	default:
 		return hr_stack_event(h, e);
 	}
@@ -756,6 +764,7 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 	p->gc_marks = NULL;
 	p->ngc_marks = p->gc_next = 0;
 	rc = gc_sidecar_read(path, &p->gc_marks, &p->ngc_marks);
+	p->gc_next_ns = p->ngc_marks ? p->gc_marks[0].ns : UINT64_MAX;
 	if (rc) {
 		snprintf(h->err, sizeof(h->err), "%s%s: %s", path,
 			 GC_SIDECAR_SUFFIX, rc == -EINVAL ? "malformed" :

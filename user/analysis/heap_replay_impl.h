@@ -72,6 +72,8 @@ struct hr_private {
 	 * as the events pass them. */
 	struct gc_mark *gc_marks;
 	size_t ngc_marks, gc_next;
+	uint64_t gc_next_ns;          /* marks[gc_next].ns, or UINT64_MAX:
+					 one compare per event */
 };
 
 static inline uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)
@@ -87,11 +89,13 @@ void hr_count_live(struct heap_replay *h, const struct hr_class *c,
 
 /* heap_replay_objects.c */
 /*
- * Size of heap object ID of a type of TYPE_SIZE bytes (heap_replay.h);
- * *TINY says it is in a tiny block, *TINY_UPPER in its upper half.
+ * Size of heap object ID, in span S (NULL: none known), of a type of
+ * TYPE_SIZE bytes (heap_replay.h); *TINY says it is in a tiny block,
+ * *TINY_UPPER in its upper half.
  */
-uint64_t hr_object_size(struct heap_replay *h, uint64_t id,
-			uint64_t type_size, bool *tiny, bool *tiny_upper);
+uint64_t hr_object_size(struct heap_replay *h, const struct ot_span *s,
+			uint64_t id, uint64_t type_size, bool *tiny,
+			bool *tiny_upper);
 /* The upper half of LOWER_ID's tiny block got an ID: LOWER_ID counts 8. */
 int hr_tiny_split(struct heap_replay *h, uint64_t lower_id);
 /*

@@ -24,10 +24,10 @@ static uint64_t page_size(const struct hr_private *p)
 	return p->info.valid ? p->info.page_size : GO_PAGE_SIZE;
 }
 
-uint64_t hr_object_size(struct heap_replay *h, uint64_t id,
-			uint64_t type_size, bool *tiny, bool *tiny_upper)
+uint64_t hr_object_size(struct heap_replay *h, const struct ot_span *s,
+			uint64_t id, uint64_t type_size, bool *tiny,
+			bool *tiny_upper)
 {
-	const struct ot_span *s = object_table_span_of(&h->priv->objects, id);
 
 	*tiny = *tiny_upper = false;
 	if (s && s->per_id) {

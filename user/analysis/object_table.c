@@ -352,6 +352,13 @@ const struct ot_span *object_table_span_of(struct object_table *t,
 	return lookup(t, id)->span;
 }
 
+struct ot_ref object_table_ref(struct object_table *t, uint64_t id)
+{
+	const struct ot_memo *m = lookup(t, id);
+
+	return (struct ot_ref){ .id = id, .slot = m->slot, .span = m->span };
+}
+
 bool object_table_get(struct object_table *t, uint64_t id, uint64_t *val)
 {
 	const uint64_t *r = lookup(t, id)->slot;

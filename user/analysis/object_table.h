@@ -126,6 +126,54 @@ void object_table_prefetch_page(const struct object_table *t, uint64_t id);
 void object_table_prefetch_span(const struct object_table *t, uint64_t id);
 void object_table_prefetch(struct object_table *t, uint64_t id);
 
+/*
+ * One lookup of ID for the several operations of an event (the replay
+ * asked get, span_of and put of one ID: three calls and three memo
+ * probes): its span and slot, good until a span changes.  The _at
+ * operations do what their namesakes do; a slot taken or freed is done
+ * here, inline, the loose hash through the namesake.
+ */
+struct ot_ref {
+	uint64_t id;
+	uint64_t *slot;         /* NULL: ID is not a slot base */
+	const struct ot_span *span;
+};
+
+struct ot_ref object_table_ref(struct object_table *t, uint64_t id);
+
+static inline bool object_table_get_at(struct object_table *t,
+				       const struct ot_ref *r, uint64_t *val)
+{
+	if (r->slot && *r->slot) {
+		*val = *r->slot - 1;
+		return true;
+	}
+	return t->loose.len && object_table_get(t, r->id, val);
+}
+
+static inline int object_table_put_at(struct object_table *t,
+				      const struct ot_ref *r, uint64_t val)
+{
+	/* A slot is the ID's home unless the loose hash holds it. */
+	if (r->slot && val != UINT64_MAX && (*r->slot || !t->loose.len)) {
+		t->len += !*r->slot;
+		*r->slot = val + 1;
+		return 0;
+	}
+	return object_table_put(t, r->id, val);
+}
+
+static inline bool object_table_del_at(struct object_table *t,
+				       const struct ot_ref *r)
+{
+	if (r->slot && *r->slot) {
+		*r->slot = 0;
+		t->len--;
+		return true;
+	}
+	return t->loose.len && object_table_del(t, r->id);
+}
+
 bool object_table_next(const struct object_table *t, struct ot_iter *it,
 		       uint64_t *id, uint64_t *val);
 
