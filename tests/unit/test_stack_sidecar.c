@@ -604,6 +604,28 @@ static void test_process_record_fields_extend_at_the_end(void **state)
 #undef B
 }
 
+/*
+ * Open finds where each allocation record ends but checks its stack IDs
+ * only when a lookup decodes its generation: one naming a stack not
+ * defined before it then fails that lookup (report refuses the file).
+ */
+static void test_undefined_stack_fails_its_generations_lookup(void **state)
+{
+	static const char bad[] = "traceaf-stacks 1\nF\x01\x00\x00\x00"
+				  "K\x01\x01" "A\x01\x01\x00\x00\x02"
+				  "A\x02\x01\x00\x00\x01" "E\x02\x01";
+	struct stack_sidecar *s;
+	uint32_t sid = 0;
+
+	assert_int_equal(stack_sidecar_parse((const uint8_t *)bad,
+					     sizeof(bad) - 1, &s), 0);
+	assert_int_equal(stack_sidecar_lookup(s, 2, 0, 0, &sid), 0);
+	assert_int_equal(sid, 1);
+	assert_int_equal(stack_sidecar_lookup(s, 1, 0, 0, &sid), -EBADMSG);
+	assert_int_equal(stack_sidecar_lookup(s, 1, 0, 0, &sid), -EBADMSG);
+	stack_sidecar_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +639,7 @@ int main(void)
 		T(test_add_alloc_rejects_unknown_stack),
 		T(test_many_allocs_round_trip_compactly),
 		T(test_lookups_in_any_order_find_every_alloc),
+		T(test_undefined_stack_fails_its_generations_lookup),
 		T(test_every_truncation_is_malformed),
 		T(test_bad_magic_version_and_trailing_bytes_rejected),
 		T(test_forward_references_rejected),

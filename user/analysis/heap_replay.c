@@ -546,7 +546,9 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	if (p->sidecar) {
 		rc = stack_sidecar_lookup(p->sidecar, e->gen, e->args[0],
 					  e->ticks, &sid);
-		if (rc == -ENOMEM)
+		if (rc == -EBADMSG)
+			p->sidecar_bad = true;
+		if (rc == -ENOMEM || rc == -EBADMSG)
 			return rc;
 		if (!rc) {
 			rc = intern_stack(h, sid, &stack);
@@ -748,6 +750,7 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 	stack_sidecar_close(p->sidecar);
 	p->sidecar = NULL;
 	dense_clear(&p->file_stacks);
+	p->sidecar_bad = false;
 	if (use_stacks) {
 		rc = stack_sidecar_open(path, &p->sidecar);
 		if (rc && rc != -ENOENT) {
@@ -793,7 +796,10 @@ int heap_replay_file(struct heap_replay *h, const char *path,
 			break;
 	}
 	h->format_version = trace_reader_version(r);
-	if (rc == -E2BIG)
+	if (p->sidecar_bad)	/* found malformed when a generation was read */
+		snprintf(h->err, sizeof(h->err), "%s%s: %s", path,
+			 STACK_SIDECAR_SUFFIX, strerror(-rc));
+	else if (rc == -E2BIG)
 		snprintf(h->err, sizeof(h->err),
 			 "%s: more than 2^20 types or 2^24 (type, stack, size) classes",
 			 path);

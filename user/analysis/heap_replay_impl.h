@@ -61,6 +61,7 @@ struct hr_private {
 	struct hr_dense gen_types;    /* trace type id -> idx | size << 20 */
 	struct hr_dense file_stacks;  /* sidecar stack id -> stack + 1 */
 	struct stack_sidecar *sidecar;
+	bool sidecar_bad;             /* a lookup found it malformed */
 	uint64_t *site_live;          /* per site, now */
 	size_t site_live_cap;
 	size_t types_cap, sites_cap, stacks_cap, classes_cap;

@@ -62,7 +62,9 @@ int stack_sidecar_open(const char *trace_path, struct stack_sidecar **out);
  * generation GEN, object ID ID and timestamp TS (the event's absolute
  * timestamp in trace ticks, as the parser reports it).  Returns 0 and sets
  * *STACK_ID, -ENOENT if the sidecar has no stack for it (dropped, or an
- * object that existed before tracing began), or -ENOMEM.  Only one
+ * object that existed before tracing began), -ENOMEM, or -EBADMSG if
+ * GEN's allocations name a stack not defined before them (open finds
+ * where each allocation record ends, not what its entries say).  Only one
  * generation's allocations are held: a lookup in another generation first
  * decodes that one's, so lookups are fast generation after generation.
  */
