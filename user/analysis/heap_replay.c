@@ -453,54 +453,16 @@ static int resolve_type(struct heap_replay *h, struct trace_reader *r,
 	return 0;
 }
 
-void hr_count_live(struct heap_replay *h, const struct hr_class *c, int dir)
-{
-	struct hr_type *t = &h->types[c->type];
-	uint64_t sz = c->size;
-
-	if (dir > 0) {
-		t->c.live++;
-		t->c.live_bytes += sz;
-	} else {
-		t->c.live--;
-		t->c.live_bytes -= sz;
-	}
-	if (c->stack) {
-		struct hr_site *s = &h->sites[h->stacks[c->stack - 1].site];
-		uint64_t *sl = &h->priv->site_live[s - h->sites];
-
-		if (dir > 0) {
-			s->c.live++;
-			s->c.live_bytes += sz;
-			(*sl)++;
-		} else {
-			s->c.live--;
-			s->c.live_bytes -= sz;
-			(*sl)--;
-		}
-	}
-}
-
 /* The object at REF (its table value V) goes. */
 static int free_object(struct heap_replay *h, const struct ot_ref *ref,
 		       uint64_t v, uint64_t now_us, bool swept)
 {
 	struct hr_class *c = &h->classes[v >> TIME_BITS];
-	struct hr_type *t = &h->types[c->type];
 	uint64_t born = v & TIME_MAX;
 
 	object_table_del_at(&h->priv->objects, ref);
 	c->frees++;
 	c->live--;
-	t->c.frees++;
-	t->c.free_bytes += c->size;
-	if (c->stack) {
-		struct hr_site *s = &h->sites[h->stacks[c->stack - 1].site];
-
-		s->c.frees++;
-		s->c.free_bytes += c->size;
-	}
-	hr_count_live(h, c, -1);
 	if (born) {
 		uint64_t life = now_us + 1 > born ? now_us + 1 - born : 0;
 
@@ -561,26 +523,14 @@ static int heap_object(struct heap_replay *h, struct trace_reader *r,
 	rc = hr_intern_class(h, type, stack, size, tiny, &cls);
 	if (rc)
 		return rc;
+	/* Counted per class only: hr_fold_counts sums the types' and
+	 * sites' counts when a checkpoint or the end reads them. */
 	c = &h->classes[cls];
 	c->live++;
-	if (alloc) {
-		struct hr_type *t = &h->types[type];
-
+	if (alloc)
 		c->allocs++;
-		t->c.allocs++;
-		t->c.alloc_bytes += size;
-		if (stack) {
-			struct hr_site *s =
-				&h->sites[h->stacks[stack - 1].site];
-
-			s->c.allocs++;
-			s->c.alloc_bytes += size;
-		}
-	} else {
+	else
 		c->exists++;
-		h->types[type].c.exists++;
-	}
-	hr_count_live(h, c, 1);
 	rc = object_table_put_at(&p->objects, &ref,
 				 (uint64_t)cls << TIME_BITS |
 				 (alloc ? now_us + 1 : 0));
@@ -827,6 +777,7 @@ int heap_replay_finish(struct heap_replay *h)
 			return rc;
 	}
 	hr_objects_finish(h);
+	hr_fold_counts(h);
 	for (i = 0; i < h->ntypes; i++)
 		hr_leak_rule(h, &h->types[i].leak, false, i,
 			  h->types[i].c.live_bytes);

@@ -85,8 +85,6 @@ static inline uint64_t rel_ns(const struct heap_replay *h, uint64_t ns)
 /* heap_replay.c */
 int hr_intern_class(struct heap_replay *h, uint32_t type, uint32_t stack,
 		    uint64_t size, bool tiny, uint32_t *idx);
-void hr_count_live(struct heap_replay *h, const struct hr_class *c,
-		   int dir);
 
 /* heap_replay_objects.c */
 /*
@@ -117,6 +115,7 @@ int hr_span_event(struct heap_replay *h, const struct trace_event *e);
 int hr_stack_event(struct heap_replay *h, const struct trace_event *e);
 
 /* heap_replay_points.c */
+void hr_fold_counts(struct heap_replay *h);
 int hr_take_point(struct heap_replay *h, uint64_t t_ns);
 int hr_gen_end_point(struct heap_replay *h);
 void hr_leak_rule(struct heap_replay *h, struct hr_leak *lk, bool site,

@@ -57,7 +57,6 @@ static int reclass(struct heap_replay *h, uint64_t key, uint64_t v,
 	uint32_t from = (uint32_t)(v >> TIME_BITS), to;
 	bool born = (v & TIME_MAX) != 0;
 	struct hr_class *c;
-	struct hr_type *t;
 	int rc;
 
 	c = &h->classes[from];
@@ -66,40 +65,17 @@ static int reclass(struct heap_replay *h, uint64_t key, uint64_t v,
 		return rc;
 	/* hr_intern_class may have moved the array. */
 	c = &h->classes[from];
-	t = &h->types[c->type];
-	hr_count_live(h, c, -1);
 	c->live--;
-	if (born) {
+	if (born)
 		c->allocs--;
-		t->c.allocs--;
-		t->c.alloc_bytes -= c->size;
-	} else {
+	else
 		c->exists--;
-		t->c.exists--;
-	}
-	if (born && c->stack) {
-		struct hr_site *s = &h->sites[h->stacks[c->stack - 1].site];
-
-		s->c.allocs--;
-		s->c.alloc_bytes -= c->size;
-	}
 	c = &h->classes[to];
 	c->live++;
-	if (born) {
+	if (born)
 		c->allocs++;
-		t->c.allocs++;
-		t->c.alloc_bytes += c->size;
-	} else {
+	else
 		c->exists++;
-		t->c.exists++;
-	}
-	if (born && c->stack) {
-		struct hr_site *s = &h->sites[h->stacks[c->stack - 1].site];
-
-		s->c.allocs++;
-		s->c.alloc_bytes += c->size;
-	}
-	hr_count_live(h, c, 1);
 	return object_table_put(&h->priv->objects, key - 1,
 				(uint64_t)to << TIME_BITS | (v & TIME_MAX));
 }

@@ -28,6 +28,50 @@ static void drop_point(struct hr_point *pt)
 	free(pt->site_live);
 }
 
+/*
+ * The types' and sites' counts (and p->site_live), summed from their
+ * classes'.  The replay counts per (type, stack, size) class only: one
+ * counter per event instead of the class's, its type's and its site's,
+ * which are needed only at a checkpoint and at the end.  Sites count no
+ * "exists" (their objects were allocated before the trace).
+ */
+void hr_fold_counts(struct heap_replay *h)
+{
+	uint64_t *sl = h->priv->site_live;
+	size_t i;
+
+	for (i = 0; i < h->ntypes; i++)
+		memset(&h->types[i].c, 0, sizeof(h->types[i].c));
+	for (i = 0; i < h->nsites; i++) {
+		memset(&h->sites[i].c, 0, sizeof(h->sites[i].c));
+		sl[i] = 0;
+	}
+	for (i = 0; i < h->nclasses; i++) {
+		const struct hr_class *k = &h->classes[i];
+		struct hr_counts *t = &h->types[k->type].c;
+
+		t->allocs += k->allocs;
+		t->alloc_bytes += k->allocs * k->size;
+		t->frees += k->frees;
+		t->free_bytes += k->frees * k->size;
+		t->exists += k->exists;
+		t->live += k->live;
+		t->live_bytes += k->live * k->size;
+		if (k->stack) {
+			uint32_t si = h->stacks[k->stack - 1].site;
+			struct hr_counts *s = &h->sites[si].c;
+
+			s->allocs += k->allocs;
+			s->alloc_bytes += k->allocs * k->size;
+			s->frees += k->frees;
+			s->free_bytes += k->frees * k->size;
+			s->live += k->live;
+			s->live_bytes += k->live * k->size;
+			sl[si] += k->live;
+		}
+	}
+}
+
 int hr_take_point(struct heap_replay *h, uint64_t t_ns)
 {
 	struct hr_private *p = h->priv;
@@ -54,6 +98,7 @@ int hr_take_point(struct heap_replay *h, uint64_t t_ns)
 		if (!h->points)
 			return -ENOMEM;
 	}
+	hr_fold_counts(h);
 	tl = malloc((h->ntypes ? h->ntypes : 1) * sizeof(*tl));
 	tb = malloc((h->ntypes ? h->ntypes : 1) * sizeof(*tb));
 	pt = &h->points[h->npoints];
