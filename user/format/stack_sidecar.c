@@ -375,7 +375,7 @@ static int parse_records(struct stack_sidecar *s, struct cursor *c)
 	return -EBADMSG;	/* no end record: cut short */
 }
 
-/* Parses DATA, which S then owns (freed by stack_sidecar_close). */
+/* Gives back DATA, malloc'd or MAPPED. */
 static void release(uint8_t *data, size_t len, bool mapped)
 {
 	if (mapped)
@@ -384,7 +384,8 @@ static void release(uint8_t *data, size_t len, bool mapped)
 		free(data);
 }
 
-/* Takes DATA (malloc'd, or MAPPED). */
+/* Parses DATA (malloc'd, or MAPPED), which S then owns (released by
+ * stack_sidecar_close, or here on failure). */
 static int parse_owned(uint8_t *data, size_t len, bool mapped,
 		       struct stack_sidecar **out)
 {
@@ -448,7 +449,7 @@ int stack_sidecar_open(const char *trace_path, struct stack_sidecar **out)
 {
 	char path[4096];
 	struct stat st;
-	uint8_t *buf;
+	void *m;
 	int fd, err;
 
 	*out = NULL;
@@ -463,7 +464,9 @@ int stack_sidecar_open(const char *trace_path, struct stack_sidecar **out)
 		close(fd);
 		return err;
 	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_FILE_SIZE) {
+	/* Empty: not even the magic line, as parse_owned would say. */
+	if (!S_ISREG(st.st_mode) || !st.st_size ||
+	    (uint64_t)st.st_size > MAX_FILE_SIZE) {
 		close(fd);
 		return -EBADMSG;
 	}
@@ -472,20 +475,12 @@ int stack_sidecar_open(const char *trace_path, struct stack_sidecar **out)
 	 * set) into fresh pages the kernel had to zero first, a second of
 	 * system time that the page cache's own pages save.
 	 */
-	if (st.st_size) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
-			       fd, 0);
-
-		close(fd);
-		if (m == MAP_FAILED)
-			return -errno;
-		return parse_owned(m, (size_t)st.st_size, true, out);
-	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = m == MAP_FAILED ? -errno : 0;
 	close(fd);
-	buf = malloc(1);
-	if (!buf)
-		return -ENOMEM;
-	return parse_owned(buf, 0, false, out);
+	if (err)
+		return err;
+	return parse_owned(m, (size_t)st.st_size, true, out);
 }
 
 static bool key_less(const struct alloc_key *a, const struct alloc_key *b)
