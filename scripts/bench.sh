@@ -294,6 +294,9 @@ if on 8; then
 	# by +-10 % between untraced runs).  Full mode with fewer allocations
 	# (per-allocation figure; it is ~30x slower).
 	part() { case " ${S8:-loop cpu phase json} " in *" $1 "*) return 0 ;; esac; return 1; }
+	# allocbench is not among `make workloads` (section 1 builds it too).
+	part loop && { GO_VERSIONS="1.23 1.27" OUT="$GOBIN" tests/go/build-workloads.sh allocbench >/dev/null ||
+		{ echo "bench: cannot build tests/go/allocbench" >&2; exit 1; }; }
 	part loop && for ver in 1.23 1.27; do
 		for i in $(seq "${LOOP_REPS:-$((REPS * 3))}"); do
 			for m in untraced rate512k native full; do
