@@ -10,6 +10,44 @@
 #include "records.bpf.h"
 
 /*
+ * Before its free loop reads the marks, the sweep marks every unmarked
+ * object that has a finalizer special: the finalizer is queued and the
+ * object lives one more cycle (runtime/mgcsweep.go, Go 1.21-1.27: "Stop
+ * freeing of object if it has a finalizer").  The list is walked here,
+ * at the sweep's entry, and those marks set in the record's copy.  The
+ * span is locked for sweeping and a finalizer can only be added to a
+ * reachable (marked) object, so the part of the list that matters cannot
+ * change under the walk.
+ */
+static __always_inline void mark_finalized(const struct taf_layout *l,
+					   __u64 span,
+					   struct taf_rec_span_sweep *rec)
+{
+	__u64 sp = read_field(span, l->span_specials, 8), node[3], off, idx;
+	__u32 nbits = (__u32)rec->nbytes * 8, kind_off = l->special_kind_off, i;
+	__u8 kind;
+
+	if (kind_off >= sizeof(node))
+		return;
+	for (i = 0; i < TAF_SWEEP_SPECIALS && sp; i++) {
+		/* {next *special; offset uint16|uintptr; kind byte} */
+		if (bpf_probe_read_user(node, sizeof(node), (void *)sp))
+			break;
+		kind = ((__u8 *)node)[kind_off];
+		off = l->special_offset_size == 2 ? node[1] & 0xffff : node[1];
+		if (kind == l->special_kind_finalizer && rec->elemsize) {
+			idx = off / rec->elemsize;
+			if (idx < nbits)
+				rec->mark_bits[(idx / 8) & (TAF_SPAN_BITMAP_MAX - 1)] |=
+					(__u8)(1u << (idx & 7));
+		}
+		sp = node[0];
+	}
+	if (sp)
+		rec->read_errors |= TAF_SWEEP_SPECIALS_CUT;
+}
+
+/*
  * Entry of (*sweepLocked).sweep(preserve bool): AX = sl, and sl.mspan is the
  * span.  Copies the bitmaps the runtime's free loop reads.  Under Green Tea
  * (Go 1.26+, GOEXPERIMENT=greenteagc on 1.25) spans of 16..512-byte objects
@@ -63,12 +101,14 @@ int span_sweep(struct pt_regs *ctx)
 	rec->nbytes = n;
 	if (bpf_probe_read_user(rec->alloc_bits, n & 0xff, (void *)allocs)) {
 		__builtin_memset(rec->alloc_bits, 0xff, sizeof(rec->alloc_bits));
-		rec->read_errors |= 1;
+		rec->read_errors |= TAF_SWEEP_ALLOC_UNREAD;
 	}
 	if (bpf_probe_read_user(rec->mark_bits, n & 0xff, (void *)marks)) {
 		/* Unknown marks: assume all live, so nothing is freed. */
 		__builtin_memset(rec->mark_bits, 0xff, sizeof(rec->mark_bits));
-		rec->read_errors |= 2;
+		rec->read_errors |= TAF_SWEEP_MARKS_UNREAD;
+	} else if (l->span_specials) {
+		mark_finalized(l, span, rec);
 	}
 	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;

@@ -99,12 +99,23 @@ struct taf_stack_key {
 /* Bytes of one span bitmap a sweep record carries: 1024 slots at most
  * (8 KiB span of 8-byte objects). */
 #define TAF_SPAN_BITMAP_MAX 128
+/* Nodes of a span's specials list span_sweep walks for finalizers: one
+ * per finalizer, weak handle, cleanup, heap-profile sample or pin of an
+ * object in the span (a longer list sets TAF_SWEEP_SPECIALS_CUT). */
+#define TAF_SWEEP_SPECIALS 512
+/* taf_rec_span_sweep.read_errors bits. */
+#define TAF_SWEEP_ALLOC_UNREAD 0x1   /* alloc bits unreadable: all set */
+#define TAF_SWEEP_MARKS_UNREAD 0x2   /* mark bits unreadable: all set */
+#define TAF_SWEEP_SPECIALS_CUT 0x4   /* specials list unreadable or longer
+					than TAF_SWEEP_SPECIALS */
 
 /*
  * TAF_REC_SPAN_SWEEP: the state of a span as (*sweepLocked).sweep starts,
  * enough to compute which objects the sweep frees the way the runtime's
  * loop does (runtime/mgcsweep.go): slot i is freed when it is not marked
- * and was allocated (i < freeindex or its alloc bit is set).
+ * and was allocated (i < freeindex or its alloc bit is set).  mark_bits
+ * already has the marks the sweep sets before that loop: objects with a
+ * finalizer, which live one more cycle.
  */
 struct taf_rec_span_sweep {
 	struct taf_rec_hdr hdr;
@@ -116,7 +127,7 @@ struct taf_rec_span_sweep {
 	__u8 spanclass;
 	__u8 inline_marks;   /* marks came from Green Tea's inline bits */
 	__u8 nbytes;         /* bytes valid in each bitmap */
-	__u8 read_errors;    /* bitmaps that could not be read */
+	__u8 read_errors;    /* TAF_SWEEP_*: what could not be read */
 	__u32 pad;
 	__u8 alloc_bits[TAF_SPAN_BITMAP_MAX];
 	__u8 mark_bits[TAF_SPAN_BITMAP_MAX];
@@ -219,6 +230,15 @@ struct taf_layout {
 	__u8 prof_malloc_has_mp;
 	__u8 special_kind_profile;   /* _KindSpecialProfile */
 	__u16 special_kind_off;
+	/*
+	 * Finalizers (span_sweep): mspan.specials, the size of
+	 * special.offset (at 8, after `next`: 2 up to Go 1.23, 8 from 1.24)
+	 * and _KindSpecialFinalizer (1 up to Go 1.24, 2 from 1.25).
+	 * span_specials 0: not known, the list is not walked.
+	 */
+	__u16 span_specials;
+	__u8 special_offset_size;
+	__u8 special_kind_finalizer;
 	__u64 prof_malloc_site;      /* link address of mProf_Malloc's probe:
 					the load bias is ctx->ip - this */
 };

@@ -660,6 +660,19 @@ static void test_plan_puts_no_single_stepped_probe_on_allocations(void **state)
 			/* Go 1.27's mallocgc table dispatch needs ALLOC_ARGS. */
 			if (minor == 27)
 				assert_true(rc.args > 0);
+			/*
+			 * span_sweep walks mspan.specials for finalizers, stripped
+			 * or not: special {next; offset uint16 (<= 1.23) or
+			 * uintptr; kind}, _KindSpecialFinalizer 1, then 2 from
+			 * 1.25 (runtime/mheap.go).
+			 */
+			assert_true(p.layout.span_specials > 0);
+			assert_int_equal(p.layout.special_offset_size,
+					 minor <= 23 ? 2 : 8);
+			assert_int_equal(p.layout.special_kind_off,
+					 minor <= 23 ? 10 : 16);
+			assert_int_equal(p.layout.special_kind_finalizer,
+					 minor >= 25 ? 2 : 1);
 			for (i = 0; i < p.nasites; i++)
 				assert_int_not_equal(p.asites[i].obj.kind, TAF_LOC_NONE);
 			probe_plan_free(&p);

@@ -240,6 +240,33 @@ static bool uses_green_tea(const struct go_build_info *bi)
 	return false;
 }
 
+/*
+ * Finalizers: (*sweepLocked).sweep marks an unmarked object that has a
+ * finalizer special (the finalizer is queued, the object lives one more
+ * cycle) before its free loop reads the marks (runtime/mgcsweep.go, Go
+ * 1.21-1.27), so span_sweep walks mspan.specials for them.  `special` is
+ * {next *special; offset uint16|uintptr; kind byte} (runtime/mheap.go);
+ * _KindSpecialFinalizer is 1 up to Go 1.24 and 2 from 1.25, where
+ * _KindSpecialTinyBlock took 1.  A layout that is not that shape leaves
+ * span_specials 0: no walk, and an object its finalizer revives is freed
+ * a cycle early in the trace, then again when the runtime frees it.
+ */
+static void plan_finalizer_layout(const struct go_layout *g,
+				  const struct go_build_info *bi,
+				  struct taf_layout *l)
+{
+	if (bi->major != 1 || !go_field_present(&g->mspan_specials) ||
+	    g->mspan_specials.off > 0xffff || g->special_offset.off != 8 ||
+	    (g->special_offset.size != 2 && g->special_offset.size != 8) ||
+	    !go_field_present(&g->special_kind) || g->special_kind.off < 10 ||
+	    g->special_kind.off >= 24)
+		return;
+	l->span_specials = (uint16_t)g->mspan_specials.off;
+	l->special_offset_size = (uint8_t)g->special_offset.size;
+	l->special_kind_off = (uint16_t)g->special_kind.off;
+	l->special_kind_finalizer = bi->minor >= 25 ? 2 : 1;
+}
+
 static int plan_layout(const struct go_binary *bin, struct taf_layout *l,
 		       char *err, size_t errlen)
 {
@@ -272,6 +299,7 @@ static int plan_layout(const struct go_binary *bin, struct taf_layout *l,
 	l->nelems_size = (uint8_t)g.mspan_nelems.size;
 	l->freeindex_size = (uint8_t)g.mspan_freeindex.size;
 	l->green_tea = uses_green_tea(go_binary_build_info(bin));
+	plan_finalizer_layout(&g, go_binary_build_info(bin), l);
 	l->valid = 1;
 	return 0;
 }

@@ -69,6 +69,10 @@ void tracer_report_session(const struct session *s)
 		    (int)s->target.pid,
 		    (unsigned long long)session_inconsistent(s),
 		    (unsigned long long)session_heap_ops(s));
+	if (s->counts.sweep_read_errors)
+		tracer_say("PID %d: %llu span sweeps read in part (a bitmap or the finalizer list unreadable): frees there may be missed or early",
+		    (int)s->target.pid,
+		    (unsigned long long)s->counts.sweep_read_errors);
 	if (s->counts.type_errors)
 		tracer_say("PID %d: %llu type descriptors could not be read (events kept without type)",
 		    (int)s->target.pid, (unsigned long long)s->counts.type_errors);

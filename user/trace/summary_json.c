@@ -13,6 +13,7 @@
 #include "inspect/go_binary.h"
 #include "trace/rec_names.h"
 #include "trace/session.h"
+#include "trace/shadow_heap.h"
 #include "format/trace_sink.h"
 
 /* JSON string body: quotes, backslashes and control characters escaped. */
@@ -30,6 +31,29 @@ static void json_str(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+/*
+ * "shadow_heap_errors": the operations that did not fit the model, by kind
+ * (shadow_heap.h: a free of a slot never allocated means an allocation
+ * the probes missed, an allocation of a live slot a missed free).
+ */
+static void shadow_heap_errors_json(FILE *f, const struct session *s)
+{
+	const struct shadow_heap_stats *st;
+	const char *sep = "";
+	int i;
+
+	fprintf(f, ",\n  \"shadow_heap_errors\": {");
+	st = s->heap ? shadow_heap_stats(s->heap) : NULL;
+	for (i = 1; st && i < SH_ERR_COUNT; i++) {
+		if (!st->errors[i])
+			continue;
+		fprintf(f, "%s\"%s\": %" PRIu64, sep, shadow_heap_err_name(i),
+			st->errors[i]);
+		sep = ", ";
+	}
+	fputc('}', f);
 }
 
 int summary_json_write(const struct session *s,
@@ -127,6 +151,10 @@ int summary_json_write(const struct session *s,
 		session_inconsistent(s));
 	fprintf(f, ",\n  \"shadow_heap_operations\": %" PRIu64,
 		session_heap_ops(s));
+	shadow_heap_errors_json(f, s);
+	/* Sweeps whose bitmaps or finalizer list BPF could not read whole. */
+	fprintf(f, ",\n  \"sweeps_read_in_part\": %" PRIu64,
+		s->counts.sweep_read_errors);
 	fprintf(f, ",\n  \"type_errors\": %" PRIu64, s->counts.type_errors);
 	/* --stacks: sent_whole are records that carried their PCs (no
 	 * room in the stack map), counted within with_stack. */
