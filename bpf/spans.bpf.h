@@ -99,17 +99,23 @@ int span_sweep(struct pt_regs *ctx)
 	if (n == 0)
 		n = 1;
 	rec->nbytes = n;
+	rec->alloc_bits_at = allocs;
+	rec->mark_bits_at = marks;
+	/*
+	 * A bitmap page nothing has written yet (a fresh gcBits arena: an
+	 * unmarked large object's byte) is not present, and a uprobe cannot
+	 * fault it in; the daemon reads it then (session_records.c).
+	 */
 	if (bpf_probe_read_user(rec->alloc_bits, n & 0xff, (void *)allocs)) {
 		__builtin_memset(rec->alloc_bits, 0xff, sizeof(rec->alloc_bits));
 		rec->read_errors |= TAF_SWEEP_ALLOC_UNREAD;
 	}
 	if (bpf_probe_read_user(rec->mark_bits, n & 0xff, (void *)marks)) {
-		/* Unknown marks: assume all live, so nothing is freed. */
-		__builtin_memset(rec->mark_bits, 0xff, sizeof(rec->mark_bits));
+		__builtin_memset(rec->mark_bits, 0, sizeof(rec->mark_bits));
 		rec->read_errors |= TAF_SWEEP_MARKS_UNREAD;
-	} else if (l->span_specials) {
-		mark_finalized(l, span, rec);
 	}
+	if (l->span_specials)
+		mark_finalized(l, span, rec);
 	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;
 }

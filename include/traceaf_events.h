@@ -105,7 +105,8 @@ struct taf_stack_key {
 #define TAF_SWEEP_SPECIALS 512
 /* taf_rec_span_sweep.read_errors bits. */
 #define TAF_SWEEP_ALLOC_UNREAD 0x1   /* alloc bits unreadable: all set */
-#define TAF_SWEEP_MARKS_UNREAD 0x2   /* mark bits unreadable: all set */
+#define TAF_SWEEP_MARKS_UNREAD 0x2   /* mark bits unreadable: only the
+					finalizers' marks are set */
 #define TAF_SWEEP_SPECIALS_CUT 0x4   /* specials list unreadable or longer
 					than TAF_SWEEP_SPECIALS */
 
@@ -129,6 +130,8 @@ struct taf_rec_span_sweep {
 	__u8 nbytes;         /* bytes valid in each bitmap */
 	__u8 read_errors;    /* TAF_SWEEP_*: what could not be read */
 	__u32 pad;
+	__u64 alloc_bits_at; /* where the bitmaps were read from, for the */
+	__u64 mark_bits_at;  /* daemon to read one BPF could not */
 	__u8 alloc_bits[TAF_SPAN_BITMAP_MAX];
 	__u8 mark_bits[TAF_SPAN_BITMAP_MAX];
 };

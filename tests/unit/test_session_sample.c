@@ -37,7 +37,9 @@ struct fx {
 	uint64_t ts;
 };
 
-static struct fx *start_opts(unsigned sample, bool tiny_as_runtime, int go)
+/* self: the test process itself is the target, its memory readable. */
+static struct fx *start_target(unsigned sample, bool tiny_as_runtime, int go,
+			       bool self)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	struct session_opts so = { .sample = sample,
@@ -50,12 +52,20 @@ static struct fx *start_opts(unsigned sample, bool tiny_as_runtime, int go)
 	assert_non_null(mkdtemp(f->dir));
 	so.dir = f->dir;
 	f->bin = open_bin(go, "");
-	target_init_gone(&tg, 4242, "t", 0, 0);
+	if (self)
+		assert_int_equal(target_open(getpid(), &tg, err, sizeof(err)), 0);
+	else
+		target_init_gone(&tg, 4242, "t", 0, 0);
 	assert_int_equal(session_start(&f->s, &tg, f->bin, 0, &so, err,
 				       sizeof(err)), 0);
 	assert_int_equal(session_begin(&f->s, 1), 0);
 	f->ts = T0;
 	return f;
+}
+
+static struct fx *start_opts(unsigned sample, bool tiny_as_runtime, int go)
+{
+	return start_target(sample, tiny_as_runtime, go, false);
 }
 
 static struct fx *start(unsigned sample)
@@ -334,6 +344,66 @@ static void test_tiny_as_runtime_go123(void **state)
 	assert_int_equal(c.free_unknown, 0);
 }
 
+/*
+ * A sweep whose bitmaps BPF could not read (pages nothing had written:
+ * not present, and a uprobe cannot fault them in) is completed by the
+ * daemon from the target's memory, the marks added to the finalizers'
+ * marks the record already holds.  Here the target is this process and
+ * the bitmaps are the arrays below.  A span of 128 64-byte objects, all
+ * allocated; the alloc bits say slots 120-127 were not, the marks that
+ * the even slots live, and slot 5 has a finalizer: 59 frees.  Green Tea's
+ * inline marks are not read again (the sweep clears them), nor is an
+ * unreadable address: nothing is freed there.
+ */
+static uint8_t alloc_bits_mem[16], mark_bits_mem[16];
+
+static void sweep_unread(struct fx *f, uint64_t base, bool inline_marks,
+			 uint64_t marks_at)
+{
+	struct taf_rec_span_sweep r = { 0 };
+
+	hdr(&r.hdr, TAF_REC_SPAN_SWEEP, sizeof(r), f->ts += 1000);
+	r.base = base;
+	r.npages = 1;
+	r.elemsize = 64;
+	r.nelems = 128;
+	r.spanclass = (uint8_t)(6 << 1);
+	r.nbytes = 16;
+	r.inline_marks = inline_marks;
+	r.read_errors = TAF_SWEEP_ALLOC_UNREAD | TAF_SWEEP_MARKS_UNREAD;
+	memset(r.alloc_bits, 0xff, sizeof(r.alloc_bits));
+	r.alloc_bits_at = (uint64_t)(uintptr_t)alloc_bits_mem;
+	r.mark_bits[0] = 1u << 5;                 /* slot 5's finalizer */
+	r.mark_bits_at = marks_at;
+	feed(f, &r, sizeof(r));
+}
+
+static void test_sweep_reads_what_bpf_could_not(void **state)
+{
+	struct fx *f = start_target(1, false, 27, true);
+	uint64_t i, k, base;
+	struct counts c;
+
+	memset(alloc_bits_mem, 0xff, sizeof(alloc_bits_mem));
+	alloc_bits_mem[15] = 0;
+	memset(mark_bits_mem, 0x55, sizeof(mark_bits_mem));
+	for (k = 0, base = HEAP; k < 3; k++, base += GO_PAGE_SIZE) {
+		span_alloc(f, base, (uint8_t)(6 << 1));
+		for (i = 0; i < 128; i++)
+			alloc(f, base + i * 64, 56, f->ts += 700);
+	}
+	sweep_unread(f, HEAP, false, (uint64_t)(uintptr_t)mark_bits_mem);
+	sweep_unread(f, HEAP + GO_PAGE_SIZE, true,
+		     (uint64_t)(uintptr_t)mark_bits_mem);
+	sweep_unread(f, HEAP + 2 * GO_PAGE_SIZE, false, 16);
+	assert_int_equal(f->s.counts.sweep_bitmaps_read_late, 3 + 1);
+	assert_int_equal(f->s.counts.sweep_read_errors, 2);
+	finish(f, &c);
+	assert_int_equal(c.allocs, 3 * 128);
+	assert_int_equal(c.frees, 60 - 1);
+	assert_int_equal(c.free_unknown, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_default_two_ids_per_block),
 		cmocka_unit_test(test_tiny_as_runtime_go127),
 		cmocka_unit_test(test_tiny_as_runtime_go123),
+		cmocka_unit_test(test_sweep_reads_what_bpf_could_not),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

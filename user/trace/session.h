@@ -77,7 +77,9 @@ struct session_counts {
 	uint64_t tiny_unreported;            /* --tiny-as-runtime, Go <= 1.23:
 						tiny allocs into an open block */
 	uint64_t lost_on_write;              /* events in generations not written */
-	uint64_t sweep_read_errors;          /* sweeps BPF read in part (TAF_SWEEP_*) */
+	uint64_t sweep_read_errors;          /* sweeps read in part (TAF_SWEEP_*) */
+	uint64_t sweep_bitmaps_read_late;    /* bitmaps BPF could not read that
+						the daemon read */
 	uint64_t written[TW_EV_COUNT];       /* events written, per trace event */
 	uint64_t sampled_out;                /* allocations --sample skipped */
 	/* --memprofilerate: samples whose type the frames did not give, and

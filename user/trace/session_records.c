@@ -19,7 +19,9 @@
 #include "trace/session_impl.h"
 
 #include <errno.h>
+#include <string.h>
 
+#include "attach/target.h"
 #include "trace/alloc_sample.h"
 #include "trace/alloc_stacks.h"
 #include "inspect/go_sizeclasses.h"
@@ -160,12 +162,55 @@ static bool sampled_free(struct session *s, uint64_t slot)
 }
 
 /*
+ * The bitmaps BPF could not read (TAF_SWEEP_*_UNREAD): a page nothing had
+ * written yet is not present, and a uprobe cannot fault it in; a read
+ * through /proc/PID/mem can (such a page reads as zeros).  They are still
+ * what the sweep read: the sweep installs the marks as the span's
+ * allocBits and leaves the old allocBits be, and the runtime recycles a
+ * gcBits arena only two GC cycles on (runtime/mheap.go: gcBitsArenas).
+ * Green Tea's inline marks are cleared by the sweep itself, so they are
+ * not read again.  What stays unread counts as all allocated and all
+ * marked: nothing is freed that was not.  The record's mark bits already
+ * hold the marks the sweep gives finalized objects; the read adds to them.
+ */
+static const struct taf_rec_span_sweep *
+read_unread_bitmaps(struct session *s, const struct taf_rec_span_sweep *r,
+		    struct taf_rec_span_sweep *copy)
+{
+	uint8_t bits[TAF_SPAN_BITMAP_MAX];
+	size_t n = r->nbytes <= sizeof(bits) ? r->nbytes : sizeof(bits), i;
+
+	if (!(r->read_errors & (TAF_SWEEP_ALLOC_UNREAD | TAF_SWEEP_MARKS_UNREAD)))
+		return r;
+	*copy = *r;
+	if ((r->read_errors & TAF_SWEEP_ALLOC_UNREAD) && r->alloc_bits_at &&
+	    target_read(&s->target, r->alloc_bits_at, copy->alloc_bits, n) == 0) {
+		copy->read_errors &= (uint8_t)~TAF_SWEEP_ALLOC_UNREAD;
+		s->counts.sweep_bitmaps_read_late++;
+	}
+	if (!(r->read_errors & TAF_SWEEP_MARKS_UNREAD))
+		return copy;
+	if (!r->inline_marks && r->mark_bits_at &&
+	    target_read(&s->target, r->mark_bits_at, bits, n) == 0) {
+		for (i = 0; i < n; i++)
+			copy->mark_bits[i] |= bits[i];
+		copy->read_errors &= (uint8_t)~TAF_SWEEP_MARKS_UNREAD;
+		s->counts.sweep_bitmaps_read_late++;
+	} else {
+		memset(copy->mark_bits, 0xff, sizeof(copy->mark_bits));
+	}
+	return copy;
+}
+
+/*
  * The runtime's free loop (runtime/mgcsweep.go, (*sweepLocked).sweep): slot
  * i is freed when it is not marked and was allocated, that is below
  * freeindex or with its alloc bit set.
  */
-static int on_sweep(struct session *s, const struct taf_rec_span_sweep *r)
+static int on_sweep(struct session *s, const struct taf_rec_span_sweep *rec)
 {
+	struct taf_rec_span_sweep copy;
+	const struct taf_rec_span_sweep *r = read_unread_bitmaps(s, rec, &copy);
 	bool tiny = r->spanclass == GO_TINY_SPANCLASS;
 	uint32_t n = r->nelems, i;
 	int rc = 0;

@@ -152,9 +152,12 @@ int summary_json_write(const struct session *s,
 	fprintf(f, ",\n  \"shadow_heap_operations\": %" PRIu64,
 		session_heap_ops(s));
 	shadow_heap_errors_json(f, s);
-	/* Sweeps whose bitmaps or finalizer list BPF could not read whole. */
+	/* Sweeps whose bitmaps or finalizer list could not be read whole,
+	 * and bitmaps the daemon read where BPF could not. */
 	fprintf(f, ",\n  \"sweeps_read_in_part\": %" PRIu64,
 		s->counts.sweep_read_errors);
+	fprintf(f, ",\n  \"sweep_bitmaps_read_late\": %" PRIu64,
+		s->counts.sweep_bitmaps_read_late);
 	fprintf(f, ",\n  \"type_errors\": %" PRIu64, s->counts.type_errors);
 	/* --stacks: sent_whole are records that carried their PCs (no
 	 * room in the stack map), counted within with_stack. */
