@@ -364,7 +364,7 @@ int as_find_callers(const struct as_env *env, const uint64_t *targets,
 {
 	unsigned nw = as_par_workers(), w;
 	struct callers_ctx c[8];
-	void *ctx[8];
+	void *ctx[8] = { 0 };
 	size_t cap = 0;
 	int rc, err = 0;
 
@@ -556,7 +556,7 @@ int as_find_type_sources(const struct as_env *env,
 {
 	unsigned nw = as_par_workers(), w;
 	struct tsrc_ctx c[8];
-	void *ctx[8];
+	void *ctx[8] = { 0 };
 	uint64_t *entries;
 	size_t i, cap = 0;
 	int rc, err = 0;
