@@ -113,20 +113,28 @@ static void alloc(struct fx *f, uint64_t addr, uint64_t size, uint64_t ts)
 	feed(f, &r, sizeof(r));
 }
 
+/* A sweep record of a one-page span, its bitmaps all zero. */
+static void sweep_rec(struct fx *f, struct taf_rec_span_sweep *r,
+		      uint64_t base, uint8_t spanclass, uint64_t elemsize)
+{
+	memset(r, 0, sizeof(*r));
+	hdr(&r->hdr, TAF_REC_SPAN_SWEEP, sizeof(*r), f->ts += 1000);
+	r->base = base;
+	r->npages = 1;
+	r->elemsize = elemsize;
+	r->nelems = (uint32_t)(GO_PAGE_SIZE / elemsize);
+	r->spanclass = spanclass;
+	r->nbytes = (uint8_t)((r->nelems + 7) / 8);
+}
+
 /* Frees every slot of a fresh span (all below freeindex, none marked). */
 static void sweep_all(struct fx *f, uint64_t base, uint8_t spanclass,
 		      uint64_t elemsize)
 {
-	struct taf_rec_span_sweep r = { 0 };
+	struct taf_rec_span_sweep r;
 
-	hdr(&r.hdr, TAF_REC_SPAN_SWEEP, sizeof(r), f->ts += 1000);
-	r.base = base;
-	r.npages = 1;
-	r.elemsize = elemsize;
-	r.nelems = (uint32_t)(GO_PAGE_SIZE / elemsize);
+	sweep_rec(f, &r, base, spanclass, elemsize);
 	r.freeindex = r.nelems;
-	r.spanclass = spanclass;
-	r.nbytes = (uint8_t)((r.nelems + 7) / 8);
 	feed(f, &r, sizeof(r));
 }
 
@@ -360,15 +368,9 @@ static uint8_t alloc_bits_mem[16], mark_bits_mem[16];
 static void sweep_unread(struct fx *f, uint64_t base, bool inline_marks,
 			 uint64_t marks_at)
 {
-	struct taf_rec_span_sweep r = { 0 };
+	struct taf_rec_span_sweep r;
 
-	hdr(&r.hdr, TAF_REC_SPAN_SWEEP, sizeof(r), f->ts += 1000);
-	r.base = base;
-	r.npages = 1;
-	r.elemsize = 64;
-	r.nelems = 128;
-	r.spanclass = (uint8_t)(6 << 1);
-	r.nbytes = 16;
+	sweep_rec(f, &r, base, (uint8_t)(6 << 1), 64);
 	r.inline_marks = inline_marks;
 	r.read_errors = TAF_SWEEP_ALLOC_UNREAD | TAF_SWEEP_MARKS_UNREAD;
 	memset(r.alloc_bits, 0xff, sizeof(r.alloc_bits));
