@@ -11,7 +11,8 @@
 #  - the tracer read S' >= S live samples, at most 1 % without a type (-v
 #    line; a runtime-internal allocation can pass no typed call site);
 #  - tracecheck -replay: main.Keep exists events = S (the runtime's own
-#    count, exactly: it does not change while liveprof waits), every file
+#    count: it does not change while liveprof waits), less the untyped
+#    samples of the -v line at most, every file
 #    valid with Go 1.23's and 1.27's tracecheck, heap frees >= S and no
 #    free of an unknown ID (the exists IDs are the addresses the frees name);
 #  - with --stacks, the exists events carry their profile bucket's stack:
@@ -63,8 +64,11 @@ for spec in "1.23:" "1.27:-stripped-pie"; do
 	check_files "$TMP/check$ver" "${files[@]}"
 	first=$TMP/check$ver/$(basename "${files[0]}").tc127
 	ex=$(awk '$1 == "type" && $2 == "main.Keep" && $4 == "exists" { print $5; exit }' "$first")
-	[ "${ex:-0}" = "$S" ] ||
-		fail "Go $ver$fl: ${ex:-0} main.Keep exists events in the first file, the program's own profile holds $S"
+	# Every one of the program's samples, typed main.Keep but for the
+	# untyped ones the tracer counted (allowed above: once in about 25
+	# runs one main.Keep sample came out one short).
+	[ "${ex:-0}" -le "$S" ] && [ $((${ex:-0} + untyped)) -ge "$S" ] ||
+		fail "Go $ver$fl: ${ex:-0} main.Keep exists events in the first file, the program's own profile holds $S: $line"
 	"$TRACER" report --json "${files[0]}" >"$TMP/r$ver.json" || fail "Go $ver$fl: report failed"
 	site=$(python3 - "$TMP/r$ver.json" "$N" "$S" "$ver" <<'PYX'
 import json, math, sys
@@ -88,6 +92,6 @@ PYX
 	done
 	[ "$frees" -ge "$S" ] || fail "Go $ver$fl: $frees heap frees after dropping $S sampled objects"
 	[ "$unknown" -eq 0 ] || fail "Go $ver$fl: $unknown frees of IDs the files never had"
-	res="$res Go $ver$fl: $S samples live, $ex exists (${site#ok }), $frees frees;"
+	res="$res Go $ver$fl: $S samples live, $ex exists ($untyped untyped; ${site#ok }), $frees frees;"
 done
 pass "$res"
