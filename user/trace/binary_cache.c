@@ -308,10 +308,17 @@ static void seed_samples(struct tracer *t, struct session *s)
 		tracer_say("warning: PID %d: cannot read its live heap-profile samples (%s): its first file starts without them",
 		    (int)s->target.pid, rc == -ENOENT ? err : strerror(-rc));
 	else if (t->opt->verbose)
-		tracer_say("PID %d: %llu live heap-profile samples (%llu untyped) in %llu spans, read in %.1f ms",
+		tracer_say("PID %d: %llu live heap-profile samples (%llu untyped, %llu unreadable) in %llu spans, read in %.1f ms",
 		    (int)s->target.pid, (unsigned long long)st.samples,
-		    (unsigned long long)c.untyped, (unsigned long long)st.spans,
+		    (unsigned long long)c.untyped,
+		    (unsigned long long)st.read_errors,
+		    (unsigned long long)st.spans,
 		    (tracer_now_ns() - t0) / 1e6);
+	/* The lists are read while the target runs: a node or bucket that
+	 * could not be read is a sample the first file lacks. */
+	if (!rc && st.read_errors && !t->opt->verbose)
+		tracer_say("warning: PID %d: %llu live heap-profile samples or lists could not be read: the first file lacks them",
+		    (int)s->target.pid, (unsigned long long)st.read_errors);
 }
 
 static void sampled_begin(struct tracer *t, struct session *s, bool at_exec)
