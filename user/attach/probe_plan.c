@@ -258,12 +258,10 @@ static void plan_finalizer_layout(const struct go_layout *g,
 	if (bi->major != 1 || !go_field_present(&g->mspan_specials) ||
 	    g->mspan_specials.off > 0xffff || g->special_offset.off != 8 ||
 	    (g->special_offset.size != 2 && g->special_offset.size != 8) ||
-	    !go_field_present(&g->special_kind) || g->special_kind.off < 10 ||
-	    g->special_kind.off >= 24)
+	    l->special_kind_off < 10 || l->special_kind_off >= 24)
 		return;
 	l->span_specials = (uint16_t)g->mspan_specials.off;
 	l->special_offset_size = (uint8_t)g->special_offset.size;
-	l->special_kind_off = (uint16_t)g->special_kind.off;
 	l->special_kind_finalizer = bi->minor >= 25 ? 2 : 1;
 }
 
@@ -299,6 +297,10 @@ static int plan_layout(const struct go_binary *bin, struct taf_layout *l,
 	l->nelems_size = (uint8_t)g.mspan_nelems.size;
 	l->freeindex_size = (uint8_t)g.mspan_freeindex.size;
 	l->green_tea = uses_green_tea(go_binary_build_info(bin));
+	/* special.kind: the finalizer walk's and --memprofilerate's (0: not
+	 * known; it follows `next`, so it is never at 0). */
+	if (go_field_present(&g.special_kind) && g.special_kind.off <= 0xffff)
+		l->special_kind_off = (uint16_t)g.special_kind.off;
 	plan_finalizer_layout(&g, go_binary_build_info(bin), l);
 	l->valid = 1;
 	return 0;
@@ -610,7 +612,8 @@ int probe_plan_build(const struct go_binary *bin, struct probe_plan *plan,
 /*
  * --memprofilerate: where a special's kind byte is (runtime/mheap.go,
  * `type special struct { next *special; offset uint16|uintptr; kind byte }`:
- * DWARF or the per-version table) and the kind of a heap-profile special,
+ * plan_layout took it from DWARF or the per-version table) and the kind
+ * of a heap-profile special,
  * a constant that moved as kinds were added: 2 up to Go 1.22, 3 in
  * 1.23-1.24, 4 from 1.25.
  */
@@ -619,15 +622,13 @@ static int plan_special_layout(const struct go_binary *bin,
 {
 	const struct go_build_info *bi = go_binary_build_info(bin);
 	int minor = bi->major == 1 ? bi->minor : 99;
-	struct go_layout g;
 
-	if (go_layout_resolve(bin, &g, NULL, NULL) < 0 ||
-	    !go_field_present(&g.special_kind) || g.special_kind.off > 0xffff) {
+	/* plan_layout set it from DWARF or the per-version table. */
+	if (!l->special_kind_off) {
 		snprintf(err, errlen, "offset of special.kind unknown for %s",
 			 bi->version);
 		return -ENOENT;
 	}
-	l->special_kind_off = (uint16_t)g.special_kind.off;
 	l->prof_malloc_has_mp = minor >= 23;
 	l->special_kind_profile = minor >= 25 ? 4 : minor >= 23 ? 3 : 2;
 	return 0;
