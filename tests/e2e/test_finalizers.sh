@@ -28,10 +28,7 @@ source "$(dirname "$0")/lib/lib.sh"
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
 TC123=$(tracecheck 1.23) || exit 1
 TC127=$(tracecheck 1.27) || exit 1
-cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/lib/agree_check.c" \
-	"$ROOT/user/format/trace_reader.c" "$ROOT/user/format/trace_events.c" "$ROOT/user/util/u64_map.c" \
-	-o "$TMP/agree_check" || fail "cannot build agree_check"
+AGREE=$(agree_check) || exit 1
 
 figures=()
 for ver in 1.21 1.23 1.27; do
@@ -67,7 +64,7 @@ for ver in 1.21 1.23 1.27; do
 	[ "$frees" -ge "$want_frees" ] || fail "go$ver: $frees HeapObjectFree, the runtime counted $want_frees frees"
 	fig="go$ver: $frees frees (runtime's MemStats $want_frees over the rounds)"
 	if [ "$ver" != 1.21 ]; then
-		"$TMP/agree_check" -v -g "${ver#1.}" "$d/native.trace" "${files[@]}" \
+		"$AGREE" -v -g "${ver#1.}" "$d/native.trace" "${files[@]}" \
 			>"$d/agree" 2>"$d/agree.err" || fail "go$ver: agree_check: $(tail -n 3 "$d/agree.err")"
 		A=$d/agree
 		[ "$(kv "$A" unexplained)" = 0 ] ||

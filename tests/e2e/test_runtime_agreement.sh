@@ -35,10 +35,7 @@ TC127=$(tracecheck 1.27) || exit 1
 GO_VERSIONS="1.23 1.27" OUT=$GOBIN_DIR "$ROOT/tests/go/build-stdtests.sh" \
 	encoding/json regexp >"$TMP/build.log" 2>&1 ||
 	fail "cannot build the standard-library test binaries: $(tail -n 5 "$TMP/build.log")"
-cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
-	-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/lib/agree_check.c" \
-	"$ROOT/user/format/trace_reader.c" "$ROOT/user/format/trace_events.c" "$ROOT/user/util/u64_map.c" \
-	-o "$TMP/agree_check" || fail "cannot build agree_check"
+AGREE=$(agree_check) || exit 1
 
 KINDS="SpanAlloc SpanFree HeapObjectAlloc HeapObjectFree GoroutineStackAlloc GoroutineStackFree"
 TOL_US=200
@@ -67,7 +64,7 @@ run() {
 	files=("$d"/out/*.trace)
 	[ -f "${files[0]}" ] || fail "$name go$ver $mode: no trace files: $(tail -n 5 "$d/log")"
 	check_files "$d/check" "${files[@]}"
-	"$TMP/agree_check" -v -t $TOL_US -g "${ver#1.}" "${ropt[@]}" "$d/native.trace" \
+	"$AGREE" -v -t $TOL_US -g "${ver#1.}" "${ropt[@]}" "$d/native.trace" \
 		"${files[@]}" >"$d/agree" 2>"$d/agree.err" ||
 		fail "$name go$ver $mode: agree_check: $(tail -n 3 "$d/agree.err")"
 	A=$d/agree

@@ -51,6 +51,17 @@ tracecheck() {
 	echo "$bin"
 }
 
+# agree_check -> path of tests/e2e/lib/agree_check built into $TMP (its
+# pairing of our events with the runtime's own trace of one process)
+agree_check() {
+	local bin=$TMP/agree_check
+	[ -x "$bin" ] || cc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
+		-D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/user" "$ROOT/tests/e2e/lib/agree_check.c" \
+		"$ROOT/user/format/trace_reader.c" "$ROOT/user/format/trace_events.c" \
+		"$ROOT/user/util/u64_map.c" -o "$bin" >&2 || fail "cannot build agree_check"
+	echo "$bin"
+}
+
 # start_bg LOG CMD... : runs CMD in the background, stdout+stderr to LOG; sets BG_PID
 start_bg() {
 	local log=$1
