@@ -66,6 +66,45 @@ static void test_span_of_gives_slot_size_and_tiny(void **state)
 	object_table_free(&t);
 }
 
+/*
+ * A large object's span (size class 0) holds one object, whether it is
+ * scanned or not and however many pages it has: a big []byte is a
+ * noscan span of 17+ pages, and its one slot is the whole span (the
+ * report sized such objects by their type before, 1 byte for uint8).
+ */
+static void test_large_spans_have_one_slot(void **state)
+{
+	static const struct {
+		uint64_t npages, kindclass;
+	} spans[] = {
+		{ 2, SC(0, 0) }, { 2, SC(0, 1) },
+		{ 17, SC(0, 0) }, { 17, SC(0, 1) }, { 200, SC(0, 1) },
+	};
+	struct object_table t;
+	uint64_t page = 100, v = 0;
+	size_t i;
+
+	object_table_init(&t);
+	for (i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+		const struct ot_span *s;
+		uint64_t id = page * IDS_PER_PAGE;
+
+		assert_int_equal(object_table_span(&t, page, spans[i].npages,
+						   spans[i].kindclass), 0);
+		s = object_table_span_of(&t, id);
+		assert_non_null(s);
+		assert_int_equal(s->elemsize, spans[i].npages * 8192);
+		assert_int_equal(s->nvals, 1);
+		assert_false(s->per_id);
+		assert_int_equal(object_table_put(&t, id, i + 1), 0);
+		assert_int_equal(t.loose.len, 0);
+		assert_true(object_table_get(&t, id, &v));
+		assert_int_equal(v, i + 1);
+		page += spans[i].npages;
+	}
+	object_table_free(&t);
+}
+
 static void test_objects_outlive_their_span(void **state)
 {
 	struct object_table t;
@@ -188,6 +227,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slot_bases_live_in_their_span),
 		cmocka_unit_test(test_span_of_gives_slot_size_and_tiny),
+		cmocka_unit_test(test_large_spans_have_one_slot),
 		cmocka_unit_test(test_objects_outlive_their_span),
 		cmocka_unit_test(test_bogus_spans_cost_nothing),
 		cmocka_unit_test(test_random_ops_match_a_map),

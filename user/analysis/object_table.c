@@ -284,6 +284,11 @@ int object_table_span(struct object_table *t, uint64_t page,
 	struct ot_span *s = span_at_page(t, page), *ns;
 	uint64_t ipp = ids_per_page(t), elemsize, nvals;
 	size_t n = npages < SPAN_PAGES ? npages : SPAN_PAGES, i;
+	/* kindclass is the trace's span argument: spanclass << 1 | manual,
+	 * and spanclass is sizeclass << 1 | noscan (runtime/traceallocfree.go,
+	 * traceSpanTypeAndClass; mheap.go, makeSpanClass).  Size class 0 is
+	 * a large object, one to a span, scan or noscan alike. */
+	uint64_t sizeclass = kindclass >> 2;
 	bool tiny = (kindclass >> 1) == GO_TINY_SPANCLASS;
 	int rc;
 
@@ -300,7 +305,7 @@ int object_table_span(struct object_table *t, uint64_t page,
 		return 0;
 	if (tiny)
 		nvals = n * ipp;
-	else if ((kindclass >> 1) == 0)
+	else if (sizeclass == 0)
 		nvals = 1;
 	else
 		nvals = n * t->page_size / elemsize;
@@ -326,8 +331,7 @@ int object_table_span(struct object_table *t, uint64_t page,
 	ns->nvals = (uint32_t)nvals;
 	/* runtime/mheap.go, initSpan: divMul = ^uint32(0)/elemsize + 1,
 	 * exact for every offset in a small span. */
-	ns->div_mul = (kindclass >> 1) ? UINT32_MAX / (uint32_t)elemsize + 1 :
-					 0;
+	ns->div_mul = sizeclass ? UINT32_MAX / (uint32_t)elemsize + 1 : 0;
 	for (i = 0; i < n; i++) {
 		uint32_t *leaf = leaf_make(t, page + i);
 
