@@ -41,7 +41,6 @@ PROTO_OBJS := $(patsubst proto/%.proto,$(BUILD)/obj/gen/%.pb-c.o,$(PROTO_SRCS))
 # user/main.c and one folder per stage (ARCHITECTURE.md): util, inspect,
 # attach, trace, format, analysis.  Objects keep the folder: obj/trace/session.o.
 USER_SRCS := user/main.c $(wildcard user/*/*.c)
-USER_HDRS := $(wildcard include/*.h user/*/*.h)
 USER_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(USER_SRCS)) $(PROTO_OBJS)
 # Everything but main() is a library the unit tests link against.
 LIB_OBJS  := $(filter-out $(BUILD)/obj/main.o,$(USER_OBJS))
@@ -79,9 +78,14 @@ $(BUILD)/obj/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: user/%.c $(USER_HDRS) $(BPF_SKELS) $(PROTO_HDRS)
+# Each object depends on the headers it includes, as the compiler lists
+# them (-MMD writes obj/X.d beside obj/X.o; -MP adds a target for each
+# header so a deleted one does not break the build).  The generated
+# headers come first (order-only): the first build has no .d files yet.
+DEPFLAGS := -MMD -MP
+$(BUILD)/obj/%.o: user/%.c | $(BPF_SKELS) $(PROTO_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/traceaf-bpf: $(USER_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -138,9 +142,9 @@ FUZZ_LIB   := $(patsubst %,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_MODS))
 FUZZ_BINS  := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%, \
                 $(wildcard tests/fuzz/fuzz_*.c))
 
-$(FUZZ_BUILD)/obj/%.o: user/%.c $(USER_HDRS)
+$(FUZZ_BUILD)/obj/%.o: user/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB) \
                       $(wildcard tests/fuzz/*.h tests/unit/*.h)
@@ -178,6 +182,8 @@ soak: all
 # tracer) between the compat-matrix markers of README.md.
 compat-table: all workloads
 	BUILD=$(BUILD) ./scripts/compat-table.sh
+
+-include $(USER_OBJS:.o=.d) $(FUZZ_LIB:.o=.d)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
