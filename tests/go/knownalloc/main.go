@@ -5,6 +5,11 @@
 // main.Node values (56 bytes, with a pointer) and -bytes []byte slices of
 // 100 bytes, prints "done nodes=N bytes=M mallocs=K" where K is the
 // runtime.MemStats.Mallocs delta over the loop, and exits.
+//
+// -big N allocates, after those, N []byte of each size in -bigsizes
+// (large objects, one to a span, pointer-free) and adds
+// "totalalloc=T" to the done line: the runtime's MemStats.TotalAlloc
+// delta over all the loops, what a report's allocated bytes must match.
 package main
 
 import (
@@ -13,6 +18,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -51,6 +58,8 @@ func newBytes(n int) []byte {
 func main() {
 	n := flag.Int("n", 100000, "Nodes to allocate")
 	nb := flag.Int("bytes", 0, "[]byte slices of 100 bytes to allocate")
+	big := flag.Int("big", 0, "large []byte slices to allocate of each -bigsizes size")
+	bigSizes := flag.String("bigsizes", "131072,139264", "comma-separated sizes for -big")
 	busy := flag.Bool("busy", false, "allocate main.Warm values while waiting for SIGUSR1")
 	flag.Parse()
 
@@ -92,7 +101,24 @@ phase:
 	for i := 0; i < *nb; i++ {
 		sinkBytes = newBytes(100)
 	}
+	if *big > 0 {
+		for _, f := range strings.Split(*bigSizes, ",") {
+			size, err := strconv.Atoi(f)
+			if err != nil || size <= 0 {
+				fmt.Fprintf(os.Stderr, "knownalloc: bad -bigsizes entry %q\n", f)
+				os.Exit(2)
+			}
+			for i := 0; i < *big; i++ {
+				sinkBytes = newBytes(size)
+			}
+		}
+	}
 	sinkNode = head
 	runtime.ReadMemStats(&after)
+	if *big > 0 {
+		fmt.Printf("done nodes=%d bytes=%d mallocs=%d totalalloc=%d\n", *n, *nb,
+			after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc)
+		return
+	}
 	fmt.Printf("done nodes=%d bytes=%d mallocs=%d\n", *n, *nb, after.Mallocs-before.Mallocs)
 }
