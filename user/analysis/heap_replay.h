@@ -116,6 +116,9 @@ struct hr_class {
 					   cycles: by the first GC after it */
 	uint64_t survived;              /* survived >= HR_SURVIVED_CYCLES,
 					   freed since or live at the end */
+	uint64_t survived_before;       /* of survived, those live before the
+					   trace began ("exists"): their
+					   allocation is not in the trace */
 	double live_s;                  /* seconds its objects were live in
 					   the trace, summed */
 };

@@ -227,8 +227,10 @@ int hr_object_freed(struct heap_replay *h, uint32_t cls, uint64_t born,
 	}
 	if (born && !survived)
 		c->shortlived++;
-	if (survived >= HR_SURVIVED_CYCLES)
+	if (survived >= HR_SURVIVED_CYCLES) {
 		c->survived++;
+		c->survived_before += !born;
+	}
 	return 0;
 }
 
@@ -245,8 +247,10 @@ void hr_objects_finish(struct heap_replay *h)
 		uint64_t cyc = cycles_survived(p, born, p->gc.n);
 
 		count_life(c, born, end_us);
-		if (cyc >= HR_SURVIVED_CYCLES)
+		if (cyc >= HR_SURVIVED_CYCLES) {
 			c->survived++;
+			c->survived_before += !born;
+		}
 		if (born) {
 			struct hr_site *st = class_site(h, c);
 

@@ -83,6 +83,9 @@ int heap_replay_scale(struct heap_replay *h, uint64_t rate)
 		k->live = scaled(k->live, f);
 		k->shortlived = scaled(k->shortlived, f);
 		k->survived = scaled(k->survived, f);
+		k->survived_before = scaled(k->survived_before, f);
+		if (k->survived_before > k->survived)
+			k->survived_before = k->survived;
 		k->live_s *= f;
 		est_objs += k->allocs;
 		est_bytes += k->allocs * k->size;

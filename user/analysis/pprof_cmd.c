@@ -82,6 +82,7 @@ void pprof_print_help(void)
 struct prof_build {
 	struct alloc_profile_sample *samples;
 	struct stack_frame *pseudo;     /* one per sample, type frames */
+	char **pseudo_names;            /* their names when made here, owned */
 	double *life;                   /* lifetime_space per sample, B*s */
 	size_t n, cap;
 	struct u64_map index;           /* (proc, stack, type) -> sample + 1 */
@@ -98,6 +99,9 @@ static void prof_build_free(struct prof_build *b, size_t nprocs)
 
 	u64_map_free(&b->index);
 	free(b->samples);
+	for (i = 0; b->pseudo_names && i < b->n; i++)
+		free(b->pseudo_names[i]);
+	free(b->pseudo_names);
 	free(b->pseudo);
 	free(b->life);
 	for (i = 0; b->files && i < nprocs; i++)
@@ -121,6 +125,10 @@ static int grow_samples(struct prof_build *b)
 	if (!ns)
 		return -ENOMEM;
 	b->pseudo = ns;
+	ns = realloc(b->pseudo_names, cap * sizeof(*b->pseudo_names));
+	if (!ns)
+		return -ENOMEM;
+	b->pseudo_names = ns;
 	ns = realloc(b->life, cap * sizeof(*b->life));
 	if (!ns)
 		return -ENOMEM;
@@ -129,12 +137,38 @@ static int grow_samples(struct prof_build *b)
 	return 0;
 }
 
+/*
+ * The name of the one frame a sample without a stack gets: its type, as
+ * pprof shows it.  pprof takes a name in angle brackets for C++
+ * template arguments and one in parentheses for a parameter list, and
+ * drops both (the frame then shows as the mapping, "[binary]"), so
+ * "<notype>" and "<unknown>" lose their brackets.  Objects
+ * already live when the trace began (a class with no allocation in the
+ * trace, only "exists" events) say so: the trace holds no allocation
+ * site of theirs, and no allocation.
+ */
+static char *pseudo_name(const char *type, bool before)
+{
+	char *name;
+
+	if (!strcmp(type, "<notype>"))
+		type = "notype";
+	else if (!strcmp(type, "<unknown>"))
+		type = "unknown";
+	if (asprintf(&name, "%s%s", type,
+		     before ? " [live before the trace]" : "") < 0)
+		return NULL;
+	return name;
+}
+
 static int sample_for(struct prof_build *b, const struct heap_replay *h,
 		      size_t proc, const struct hr_class *c,
 		      struct alloc_profile_sample **out)
 {
+	/* No stack and no allocation in the trace: live before it. */
+	bool before = !c->stack && !c->allocs;
 	uint64_t key = ((uint64_t)proc << 48 | (uint64_t)c->stack << 24 |
-			c->type) + 1, v;
+			c->type) + 1 + ((uint64_t)before << 63), v;
 	struct alloc_profile_sample *s;
 	const char *type = h->types[c->type].name;
 
@@ -147,13 +181,19 @@ static int sample_for(struct prof_build *b, const struct heap_replay *h,
 	s = &b->samples[b->n];
 	memset(s, 0, sizeof(*s));
 	b->life[b->n] = 0;
+	b->pseudo_names[b->n] = NULL;
 	s->type_name = type;
 	s->mapping = (uint32_t)proc + 1;
 	if (c->stack) {
 		s->frames = h->stacks[c->stack - 1].frames;
 		s->nframes = h->stacks[c->stack - 1].nframes;
 	} else {
-		b->pseudo[b->n] = (struct stack_frame){ .func = type,
+		char *name = pseudo_name(type, before);
+
+		if (!name)
+			return -ENOMEM;
+		b->pseudo_names[b->n] = name;
+		b->pseudo[b->n] = (struct stack_frame){ .func = name,
 							.file = "" };
 		s->nframes = 1;
 	}

@@ -12,6 +12,7 @@
 #include "report_sections.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,12 +21,22 @@
 #include "analysis/heap_replay.h"
 #include "analysis/report_html.h"
 
-/* One row: a site (stack's innermost frame) or, without stacks, a type. */
+/*
+ * One row: a site (stack's innermost frame) or, without stacks, a type.
+ * In retention, the objects already live when the trace began ("exists"
+ * events) have rows of their own: the trace holds no allocation of
+ * theirs, so a share of "its bytes" means nothing for them; they are
+ * all retained, since before the trace.
+ */
 struct cyc_row {
 	uint32_t site;        /* site index + 1; 0: by type */
 	uint32_t type;
+	bool before;          /* live before the trace began */
 	uint64_t objects, bytes, alloc_bytes;
 };
+
+/* What the share column says of a row that has no share. */
+#define BEFORE_TRACE "live at trace start"
 
 static int row_by_bytes(const void *a, const void *b)
 {
@@ -42,7 +53,8 @@ static struct cyc_row *cyc_rows(const struct heap_replay *h, int which,
 				size_t *n)
 {
 	size_t nkeys = h->nsites + h->ntypes + 1, i, k = 0;
-	struct cyc_row *rows = calloc(nkeys, sizeof(*rows)), *out;
+	/* Retention: keys [nkeys, 2 nkeys) hold the before-trace rows. */
+	struct cyc_row *rows = calloc(2 * nkeys, sizeof(*rows)), *out;
 
 	*n = 0;
 	if (!rows)
@@ -53,17 +65,26 @@ static struct cyc_row *cyc_rows(const struct heap_replay *h, int which,
 		/* Sites first, then types for the classes without a stack. */
 		size_t key = c->stack ? h->stacks[c->stack - 1].site :
 			     h->nsites + c->type;
-		struct cyc_row *r = &rows[key];
+		struct cyc_row *r = &rows[key], *old = &rows[nkeys + key];
+		uint64_t before = which ? c->survived_before : 0;
 
 		r->site = c->stack ? (uint32_t)key + 1 : 0;
 		if (!r->objects && !r->alloc_bytes)
 			r->type = c->type;
-		r->objects += objs;
-		r->bytes += objs * c->size;
+		r->objects += objs - before;
+		r->bytes += (objs - before) * c->size;
 		r->alloc_bytes += c->allocs * c->size;
+		if (before) {
+			old->site = r->site;
+			if (!old->objects)
+				old->type = c->type;
+			old->before = true;
+			old->objects += before;
+			old->bytes += before * c->size;
+		}
 	}
 	out = rows;
-	for (i = 0; i < nkeys; i++)
+	for (i = 0; i < 2 * nkeys; i++)
 		if (rows[i].bytes)
 			out[k++] = rows[i];
 	qsort(out, k, sizeof(*out), row_by_bytes);
@@ -101,10 +122,13 @@ static void print_section(const struct heap_replay *h, int which,
 		const struct cyc_row *r = &rows[i];
 
 		report_human_bytes(r->bytes, b, sizeof(b));
-		printf("  %10s %10" PRIu64 " objects %5.1f%% of its bytes  ", b,
-		       r->objects,
-		       r->alloc_bytes ? 100.0 * (double)r->bytes /
-					(double)r->alloc_bytes : 0.0);
+		printf("  %10s %10" PRIu64 " objects ", b, r->objects);
+		if (r->before)
+			printf("%-19s  ", BEFORE_TRACE);
+		else
+			printf("%5.1f%% of its bytes  ",
+			       r->alloc_bytes ? 100.0 * (double)r->bytes /
+						(double)r->alloc_bytes : 0.0);
 		if (r->site) {
 			const struct stack_frame *f = &h->sites[r->site - 1].frame;
 
@@ -151,8 +175,9 @@ static void json_section(const struct heap_replay *h, int which,
 		printf(",\"type\":");
 		report_json_str(row_type(h, r));
 		printf(",\"objects\":%" PRIu64 ",\"bytes\":%" PRIu64
-		       ",\"alloc_bytes\":%" PRIu64 "}", r->objects, r->bytes,
-		       r->alloc_bytes);
+		       ",\"alloc_bytes\":%" PRIu64 ",\"before_trace\":%s}",
+		       r->objects, r->bytes, r->alloc_bytes,
+		       r->before ? "true" : "false");
 	}
 	putchar(']');
 	free(rows);
@@ -188,7 +213,8 @@ int report_html_cycles(const struct heap_replay *h, int which, unsigned top,
 	t->title = which ? "Retention" : "Garbage producers";
 	t->note = which ? "Sites (types, without stacks) by the bytes of their "
 			  "objects alive after 2 GC cycles or more: what the "
-			  "heap holds on to."
+			  "heap holds on to (\"" BEFORE_TRACE "\": objects "
+			  "allocated before the trace began, all retained)."
 			: "Sites (types, without stacks) by the bytes of their "
 			  "objects that the first GC after their allocation "
 			  "freed: what keeps the collector busy.";
@@ -212,8 +238,11 @@ int report_html_cycles(const struct heap_replay *h, int which, unsigned top,
 		rc |= html_table_set(t, i, 2, "%s",
 				     report_human_bytes(r->bytes, b, sizeof(b)));
 		rc |= html_table_set(t, i, 3, "%" PRIu64, r->objects);
-		rc |= html_table_set(t, i, 4, "%.1f%%", 100 * share);
-		t->bar[i] = share;
+		if (r->before)
+			rc |= html_table_set(t, i, 4, BEFORE_TRACE);
+		else
+			rc |= html_table_set(t, i, 4, "%.1f%%", 100 * share);
+		t->bar[i] = r->before ? 1 : share;
 	}
 	free(rows);
 	if (rc) {
