@@ -9,18 +9,17 @@
  *
  * The rest of the tracer: binary_cache.c (executables, opening and closing
  * sessions), dispatch.c (records to sessions), run_modes.c (-p, --all,
- * -- CMD), progress.c (counts on stderr); tracer_impl.h is shared by them.
+ * -- CMD), progress.c (counts on stderr), tracer_say.c (a line on
+ * stderr); tracer_impl.h is shared by them.
  */
 #include "trace/tracer_impl.h"
 
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "attach/kernel_features.h"
@@ -64,25 +63,6 @@ static void catch_signals(void)
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-}
-
-uint64_t tracer_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-void tracer_say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("traceaf-bpf: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* ---- the loop --------------------------------------------------------- */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tracer_impl.h - PRIVATE to user/trace/tracer.c, binary_cache.c,
- * dispatch.c, run_modes.c and progress.c: the tracer's state and the
- * functions these files call in one another.  Nothing else includes it;
- * the public entry point is in tracer.h.
+ * dispatch.c, run_modes.c, progress.c and tracer_say.c: the tracer's
+ * state and the functions these files call in one another.  Nothing else
+ * includes it; the public entry point is in tracer.h.
  */
 #ifndef TRACER_IMPL_H
 #define TRACER_IMPL_H
@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include <bpf/libbpf.h>
 
 #include "tracer.h"
@@ -112,8 +113,20 @@ struct tracer {
 	bool closing;                 /* past the loop: no new sessions */
 };
 
-/* tracer.c */
-uint64_t tracer_now_ns(void);
+/*
+ * What every file of the tracer calls: kept out of tracer.c, whose loop
+ * calls those files, so that they do not call one another in a circle.
+ * CLOCK_MONOTONIC in ns, the records' clock (bpf_ktime_get_ns).
+ */
+static inline uint64_t tracer_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* tracer_say.c: "traceaf-bpf: " FMT "\n" on stderr. */
 void tracer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* binary_cache.c: executables and the session table */
