@@ -14,6 +14,7 @@
 #include "analysis/heap_replay.h"
 #include "report.h"
 #include "analysis/report_sections.h"
+#include "analysis/report_text.h"
 
 #define DEFAULT_TOP 15
 
@@ -156,20 +157,6 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 }
 
 /* ---- helpers ---- */
-
-const char *report_human_bytes(uint64_t b, char *buf, size_t len)
-{
-	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)b;
-	int u = 0;
-
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
-	return buf;
-}
 
 static const char *human_ns(uint64_t ns, char *buf, size_t len)
 {
@@ -520,22 +507,6 @@ static void print_text(const struct report_proc *p,
 }
 
 /* ---- JSON ---- */
-
-void report_json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
 
 static void json_counts(const struct hr_counts *c)
 {

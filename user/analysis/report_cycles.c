@@ -20,6 +20,7 @@
 
 #include "analysis/heap_replay.h"
 #include "analysis/report_html.h"
+#include "analysis/report_text.h"
 
 /*
  * One row: a site (stack's innermost frame) or, without stacks, a type.

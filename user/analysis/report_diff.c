@@ -15,6 +15,7 @@
 
 #include "analysis/heap_replay.h"
 #include "analysis/report.h"
+#include "analysis/report_text.h"
 
 struct diff_row {
 	char *key;             /* type name, or "func (file:line)" */

@@ -20,6 +20,7 @@
 
 #include "analysis/heap_replay.h"
 #include "analysis/report_html.h"
+#include "analysis/report_text.h"
 
 static const struct heap_replay *sort_h;
 

@@ -17,6 +17,7 @@
 #include "analysis/report.h"
 #include "analysis/report_html.h"
 #include "analysis/report_sections.h"
+#include "analysis/report_text.h"
 #include "util/u64_map.h"
 
 #define NTABLES 5

@@ -16,11 +16,6 @@ struct heap_replay;
 struct report_proc;
 struct html_table;
 
-/* report.c's formatting, shared by its sections: "1.5 MiB"; a JSON
- * string with its quotes. */
-const char *report_human_bytes(uint64_t b, char *buf, size_t len);
-void report_json_str(const char *s);
-
 /* "3.1 ms"; site indexes by bytes allocated (malloc'd, NULL on
  * failure). */
 const char *report_human_ns(uint64_t ns, char *buf, size_t len);

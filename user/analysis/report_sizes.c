@@ -37,6 +37,7 @@
 
 #include "analysis/heap_replay.h"
 #include "analysis/report_html.h"
+#include "analysis/report_text.h"
 #include "inspect/go_sizeclasses.h"
 
 #define TINY_MAX 15

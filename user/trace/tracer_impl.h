@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tracer_impl.h - PRIVATE to user/trace/tracer.c, binary_cache.c,
- * dispatch.c, run_modes.c and progress.c: the tracer's state and the
- * functions these files call in one another.  Nothing else includes it;
- * the public entry point is in tracer.h.
+ * tracer_impl.h - PRIVATE to user/trace/tracer.c, exe_sessions.c,
+ * dispatch.c, run_modes.c, progress.c and tracer_say.c: the tracer's
+ * state and the functions these files call in one another.  Nothing else
+ * includes it; the public entry point is in tracer.h.
  */
 #ifndef TRACER_IMPL_H
 #define TRACER_IMPL_H
@@ -13,12 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include <bpf/libbpf.h>
 
 #include "tracer.h"
 #include "inspect/go_binary.h"
 #include "attach/freeze.h"
 #include "attach/probes.h"
+#include "attach/profile_rate.h"
 #include "attach/ring_pos.h"
 #include "trace/session.h"
 #include "util/u64_map.h"
@@ -71,6 +73,23 @@ enum discover_how {
 				 with ptrace until its probes are live */
 };
 
+/* A traced process: its session, and what the tracer keeps about it. */
+struct traced {
+	struct session *s;
+	pid_t pid;                    /* its target's: the records' key */
+	struct profile_rate rate_ctl; /* --memprofilerate: the target's rate
+					 while traced */
+	bool sink_failure_said;       /* a failed write was reported */
+	/*
+	 * The process is gone; its files are closed once the ring buffer's
+	 * consumer has passed exit_ring_pos (ring_pos.h says why).
+	 */
+	bool exited;
+	uint64_t exit_ring_pos;
+	bool close_deferred;          /* records were still queued */
+	uint64_t records_when_deferred; /* records seen at that moment */
+};
+
 struct tracer {
 	const struct taf_options *opt;
 	struct probes probes;
@@ -84,9 +103,10 @@ struct tracer {
 	struct bin_entry *bins;
 	size_t nbins, bins_cap;
 
-	struct session **sess;
-	size_t nsess, sess_cap;
-	struct session *last_sess;    /* find_session's last hit */
+	struct traced *procs;
+	size_t nprocs, procs_cap;
+	struct session *last_sess;    /* find_session's last hit, */
+	pid_t last_pid;               /* and its PID */
 	struct u64_map ignored;       /* PIDs not to look at again */
 
 	pid_t child;                  /* -- CMD */
@@ -112,11 +132,23 @@ struct tracer {
 	bool closing;                 /* past the loop: no new sessions */
 };
 
-/* tracer.c */
-uint64_t tracer_now_ns(void);
+/*
+ * What every file of the tracer calls: kept out of tracer.c, whose loop
+ * calls those files, so that they do not call one another in a circle.
+ * CLOCK_MONOTONIC in ns, the records' clock (bpf_ktime_get_ns).
+ */
+static inline uint64_t tracer_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* tracer_say.c: "traceaf-bpf: " FMT "\n" on stderr. */
 void tracer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* binary_cache.c: executables and the session table */
+/* exe_sessions.c: executables and the session table */
 struct bin_entry *tracer_bin_find(struct tracer *t, uint64_t dev, uint64_t ino);
 struct bin_entry *tracer_bin_add(struct tracer *t, uint64_t dev, uint64_t ino);
 int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
@@ -141,7 +173,7 @@ int tracer_start_cmd(struct tracer *t);
 
 /* progress.c: counts and lines on stderr */
 void tracer_add_counts(struct session_counts *a, const struct session_counts *b);
-void tracer_report_session(const struct session *s);
+void tracer_report_session(const struct tracer *t, const struct session *s);
 void tracer_print_progress(struct tracer *t, const char *prefix, bool rss);
 void tracer_print_drops(struct tracer *t);
 void tracer_print_status(struct tracer *t);
