@@ -74,7 +74,8 @@ int main(int argc, char **argv)
 					argv[i], d->type, d->path);
 				return 1;
 			}
-			if (go_field_present(g) && e[n].l.minor < d->since) {
+			if (go_field_present(g) &&
+			    go_layout_absent_in(d->since, e[n].l.minor)) {
 				fprintf(stderr,
 					"gen_layout_table: %s: go1.%d has %s.%s, "
 					"but go_layout.h says it came in go1.%d\n",

@@ -65,7 +65,8 @@ int go_layout_from_dwarf(const struct go_binary *bin, struct go_layout *out)
 		if (rc == 0 && (off > INT32_MAX || size > INT32_MAX))
 			rc = -ERANGE;
 		if (rc) {
-			f->off = bi->major == 1 && bi->minor < d->since ?
+			f->off = bi->major == 1 &&
+				 go_layout_absent_in(d->since, bi->minor) ?
 				 GO_FIELD_ABSENT : GO_FIELD_UNKNOWN;
 			f->size = 0;
 			continue;

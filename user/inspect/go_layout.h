@@ -23,11 +23,14 @@ struct go_binary;
  * X(field, Go type, member path, since). `since` is the first minor version
  * of Go 1 whose runtime has the field, 0 when every version the tracer
  * supports has it; before it the field is absent (GO_FIELD_ABSENT), not
- * unknown. Sources, Go 1.27 tree: runtime/mheap.go (mspan, mheap),
+ * unknown.  A negative `since` is the first version without it (-25:
+ * mheap.allArenas, heapArenas from Go 1.25 on). Sources, Go 1.27 tree: runtime/mheap.go (mspan, mheap),
  * runtime/mpagealloc.go (pageAlloc.inUse), runtime/mranges.go (addrRange),
  * runtime/runtime2.go (g, m), runtime/symtab.go (moduledata),
  * internal/abi/type.go (Type), runtime/mprof.go (bucket: its stack follows
- * it, at nstk + 8). mspan.largeType came with malloc headers
+ * it, at nstk + 8); mheap.arenas (the L1 array: one L2 pointer on
+ * linux/amd64), mheap.allArenas and heapArena.spans/pageSpecials are
+ * --memprofilerate's way to the spans with specials (profile_specials.c). mspan.largeType came with malloc headers
  * (Go 1.22, runtime/mbitmap.go).
  */
 #define GO_LAYOUT_FIELDS(X)                                                  \
@@ -42,6 +45,7 @@ struct go_binary;
 	X(mspan_elemsize, "runtime.mspan", "elemsize", 0)                    \
 	X(mspan_large_type, "runtime.mspan", "largeType", 22)                \
 	X(mspan_specials, "runtime.mspan", "specials", 0)                    \
+	X(mspan_sweepgen, "runtime.mspan", "sweepgen", 0)                    \
 	X(special_offset, "runtime.special", "offset", 0)                    \
 	X(special_kind, "runtime.special", "kind", 0)                        \
 	X(specialprofile_b, "runtime.specialprofile", "b", 0)                \
@@ -54,6 +58,12 @@ struct go_binary;
 	X(m_curg, "runtime.m", "curg", 0)                                    \
 	X(mheap_allspans, "runtime.mheap", "allspans", 0)                    \
 	X(mheap_pages_inuse_ranges, "runtime.mheap", "pages.inUse.ranges", 0) \
+	X(mheap_sweepgen, "runtime.mheap", "sweepgen", 0)                    \
+	X(mheap_arenas, "runtime.mheap", "arenas", 0)                        \
+	X(mheap_all_arenas, "runtime.mheap", "allArenas", -25)               \
+	X(mheap_heap_arenas, "runtime.mheap", "heapArenas", 25)              \
+	X(heap_arena_spans, "runtime.heapArena", "spans", 0)                 \
+	X(heap_arena_page_specials, "runtime.heapArena", "pageSpecials", 0)  \
 	X(addr_range_base, "runtime.addrRange", "base", 0)                   \
 	X(moduledata_text, "runtime.moduledata", "text", 0)                  \
 	X(moduledata_types, "runtime.moduledata", "types", 0)                \
@@ -102,7 +112,8 @@ struct go_layout_field_desc {
 	const char *name;   /* "mspan_npages" */
 	const char *type;   /* "runtime.mspan" */
 	const char *path;   /* "npages" */
-	int since;          /* first go1.<minor> with the field; 0: all */
+	int since;          /* first go1.<minor> with the field; 0: all;
+			       negative: -(first go1.<minor> without it) */
 	size_t offset;      /* offsetof(struct go_layout, mspan_npages) */
 };
 extern const struct go_layout_field_desc go_layout_fields[];
@@ -113,6 +124,12 @@ go_layout_field(const struct go_layout *l, size_t i)
 {
 	return (const struct go_field *)((const char *)l +
 					 go_layout_fields[i].offset);
+}
+
+/* Whether go1.<MINOR>'s runtime lacks a field of SINCE (the desc's). */
+static inline bool go_layout_absent_in(int since, int minor)
+{
+	return since > 0 ? minor < since : since < 0 && minor >= -since;
 }
 
 /* The generated table (user/inspect/go_layout_table.c). */
