@@ -226,12 +226,61 @@ int stack_alloc(struct pt_regs *ctx)
  * on; AX = mode (0 background, 1 forced by runtime.GC, 2 forced and
  * blocking).  One trap per cycle.
  */
+/*
+ * gcSweep entries per process (tgid): --memprofilerate's reads compare
+ * it before and after walking the profile specials; a sweep in between
+ * may have freed what they walked.  The daemon deletes a process's
+ * entry when its session ends.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} gc_sweeps SEC(".maps");
+
 SEC("uprobe")
 int gc_cycle(struct pt_regs *ctx)
 {
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	__u64 one = 1, *n;
+
 	if (!tracing_enabled)
 		return 0;
+	n = bpf_map_lookup_elem(&gc_sweeps, &pid);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		bpf_map_update_elem(&gc_sweeps, &pid, &one, BPF_NOEXIST);
 	return emit_addr(TAF_REC_GC_CYCLE, ctx->ax);
+}
+
+/*
+ * Entry of gcMarkTinyAllocs() (runtime/mgc.go): gcStart calls it once
+ * per cycle with the world stopped, just after the phase became _GCmark
+ * and the previous cycle's sweep was finished.  Until the next gcSweep,
+ * profile specials are only added, never freed: the daemon reads them
+ * now (--memprofilerate), so it is woken at once.
+ */
+SEC("uprobe")
+int gc_mark(struct pt_regs *ctx)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct taf_rec_addr *rec;
+	__u64 *n;
+
+	if (!tracing_enabled)
+		return 0;
+	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
+	if (!rec) {
+		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_GC_MARK);
+		return 0;
+	}
+	n = bpf_map_lookup_elem(&gc_sweeps, &pid);
+	fill_hdr(&rec->hdr, TAF_REC_GC_MARK, sizeof(*rec));
+	rec->addr = n ? *n : 0;
+	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
+	return 0;
 }
 
 /* Entry of stackfree(stk stack): AX = lo, BX = hi. */

@@ -25,7 +25,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  *   alloc_record.bpf.h  the heap-alloc record and its stack (--stacks)
  *   alloc_entry.bpf.h   alloc_enter, alloc_exit: entry and RET probes
  *   spans.bpf.h         span_sweep, span_init, span_set, span_free,
- *                       stack_alloc, gc_cycle, stack_free
+ *                       stack_alloc, gc_cycle, gc_mark, stack_free
  *   exec.bpf.h          on_exec (--all) and its hint ring
  *   alloc_site.bpf.h    alloc_site, alloc_args: the allocation-path probe
  *   prof.bpf.h          prof_malloc, prof_free (--memprofilerate)

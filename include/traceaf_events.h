@@ -32,6 +32,12 @@ enum taf_rec_kind {
 				     phase ended, its sweep begins (a
 				     taf_rec_addr: addr is gcSweep's mode,
 				     runtime/mgc.go gcMode) */
+	TAF_REC_GC_MARK = 10,     /* runtime.gcMarkTinyAllocs: a GC cycle's
+				     mark phase began, world stopped (a
+				     taf_rec_addr: addr is the process's
+				     gcSweep count then, `gc_sweeps`): no
+				     sweep frees a profile special until
+				     that count moves on */
 	TAF_REC_KIND_MAX,
 };
 
@@ -192,6 +198,9 @@ enum taf_probe_role {
 	TAF_PROBE_SPAN_SET = 12,    /* entry of (*mheap).setSpans, where
 				       initSpan is inlined (PGO builds) */
 	TAF_PROBE_GC_CYCLE = 13,    /* entry of runtime.gcSweep: once per GC */
+	TAF_PROBE_GC_MARK = 14,     /* entry of runtime.gcMarkTinyAllocs:
+				       once per GC, as marking starts
+				       (--memprofilerate) */
 };
 
 #define TAF_COOKIE(role, layout) ((__u64)(role) | ((__u64)(layout) << 8))

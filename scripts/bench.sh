@@ -10,7 +10,8 @@
 #   6. attach time on a > 100 MB Go binary (tests/bench/bigbin/gen.sh)
 #   7. ring-buffer drops at a sustained event rate (tests/bench/ratealloc)
 #   8. the production mode: the target's slowdown under --memprofilerate
-#      524288 and 1, beside full mode and the runtime's own AllocFree
+#      524288 and 1 (and --memprofilerate-exact 524288 on the loop),
+#      beside full mode and the runtime's own AllocFree
 #      tracer (allocbench's new(Node) loop and fullwork, Go 1.23 and 1.27;
 #      encoding/json's benchmarks)
 #   9. start to "attached" on big code: a generated ~45 MB-of-.text Go 1.27
@@ -193,6 +194,7 @@ if on 8; then
 		case $mode in
 		untraced) "$@" >"$TMP/m.stdout" 2>/dev/null ;;
 		rate512k) "$BUILD/traceaf-bpf" -o "$TMP/m.out" --memprofilerate 524288 -- "$@" >"$TMP/m.stdout" 2>/dev/null ;;
+		exact512k) "$BUILD/traceaf-bpf" -o "$TMP/m.out" --memprofilerate-exact 524288 -- "$@" >"$TMP/m.stdout" 2>/dev/null ;;
 		rate1) "$BUILD/traceaf-bpf" -o "$TMP/m.out" --memprofilerate 1 -- "$@" >"$TMP/m.stdout" 2>/dev/null ;;
 		full) "$BUILD/traceaf-bpf" -o "$TMP/m.out" -- "$@" >"$TMP/m.stdout" 2>/dev/null ;;
 		native) GODEBUG=traceallocfree=1 "$@" >"$TMP/m.stdout" 2>/dev/null ;;
@@ -275,6 +277,7 @@ if on 8; then
 				-native "$TMP/l.trace" >"$TMP/l.w" ;;
 		*)
 			[ "$mode" = rate512k ] && flags="--memprofilerate 524288"
+			[ "$mode" = exact512k ] && flags="--memprofilerate-exact 524288"
 			"$bin" -kind "$kind" -n "$n" >"$TMP/l.w" 2>&1 &
 			w=$!
 			for _ in $(seq 100); do grep -qs '^ready' "$TMP/l.w" && break; sleep 0.1; done
@@ -299,13 +302,13 @@ if on 8; then
 		{ echo "bench: cannot build tests/go/allocbench" >&2; exit 1; }; }
 	part loop && for ver in 1.23 1.27; do
 		for i in $(seq "${LOOP_REPS:-$((REPS * 3))}"); do
-			for m in untraced rate512k native full; do
+			for m in untraced rate512k exact512k native full; do
 				n=${LOOP_N:-20000000}
 				[ "$m" = full ] && n=$((n / 20))
 				loop_run "$m" "$ver" node "$n" >>"$TMP/loop.$m"
 			done
 		done
-		echo "allocbench node Go $ver (ns/alloc, loop only): $(ratios "$TMP/loop" rate512k native full) (median of $(wc -l <"$TMP/loop.untraced") paired runs; rate512k runs: $(sort -g "$TMP/loop.rate512k" | tr '\n' ' '); untraced: $(sort -g "$TMP/loop.untraced" | tr '\n' ' '))"
+		echo "allocbench node Go $ver (ns/alloc, loop only): $(ratios "$TMP/loop" rate512k exact512k native full) (median of $(wc -l <"$TMP/loop.untraced") paired runs; rate512k runs: $(sort -g "$TMP/loop.rate512k" | tr '\n' ' '); untraced: $(sort -g "$TMP/loop.untraced" | tr '\n' ' '))"
 		rm -f "$TMP"/loop.*
 	done
 	part cpu && for ver in 1.23 1.27; do

@@ -1,5 +1,8 @@
 #!/bin/bash
-# test_memprofilerate - the production mode: only the runtime's own
+# test_memprofilerate - the production mode's exact engine
+# (--memprofilerate-exact: the probes on mProf_Malloc and freeSpecial,
+# whose counts the reads of test_memprofilerate_reads are held against;
+# the rate handling is the same for both engines): only the runtime's own
 # heap-profile samples are traced, the target's runtime.MemProfileRate is
 # set while attached and put back after, and the analysis scales samples
 # to estimates.
@@ -7,17 +10,17 @@
 # 1. knownalloc (Go 1.27, no runtime/pprof: its linker disabled memory
 #    profiling, so its rate is 0) waits with -busy; its MemProfileRate is
 #    read from /proc/PID/mem at the address `go tool nm` gives:
-#    - `-p PID --memprofilerate 4096`: the rate reads 4096 once attached,
+#    - `-p PID --memprofilerate-exact 4096`: the rate reads 4096 once attached,
 #      0 again after SIGINT stopped the tracer (exit 0);
 #    - the same, stopped with SIGKILL: the watchdog puts 0 back (within
 #      5 s), and no traceaf-guard process is left;
-#    - `--memprofilerate 1`, then SIGUSR1: the N main.Node allocations are
+#    - `--memprofilerate-exact 1`, then SIGUSR1: the N main.Node allocations are
 #      all in the files (>= 99.9 %: at rate 1 every allocation outside the
 #      tiny allocator's fast path is a sample), every file valid with Go
 #      1.23's and 1.27's tracecheck, F.sampling says 1, the summary says
 #      memprofilerate 1 and memprofilerate_before 0.
 # 2. fullwork (Go 1.23, $SCALE, ~2.3 GB allocated) under
-#    `-- CMD --memprofilerate 4096`: report --json says estimated and
+#    `-- CMD --memprofilerate-exact 4096`: report --json says estimated and
 #    memprofilerate 4096, and the estimated bytes of main.Node, main.Big
 #    and main.LargePtr are within 10 % of the exact figures fullwork
 #    prints (objects x slot size: 64, 576, 40960 bytes); files valid.
@@ -65,7 +68,7 @@ before=$(rate "$KPID")
 
 # attach_at RATE OUT: starts the tracer on knownalloc; sets TPID
 attach_at() {
-	start_bg "$TMP/tracer-$2.log" "$TRACER" -p "$KPID" -o "$TMP/$2" -g 250ms --memprofilerate "$1"
+	start_bg "$TMP/tracer-$2.log" "$TRACER" -p "$KPID" -o "$TMP/$2" -g 250ms --memprofilerate-exact "$1"
 	TPID=$BG_PID
 	wait_for_line "$TMP/tracer-$2.log" 'attached|tracing' 60 ||
 		fail "tracer did not attach: $(cat "$TMP/tracer-$2.log")"
@@ -118,7 +121,7 @@ jv() { sed -n "s/^ *\"$1\": \(-*[0-9]*\),*$/\1/p" "$json"; }
 [ "$(jv memprofilerate_before)" = 0 ] || fail "summary memprofilerate_before '$(jv memprofilerate_before)', want 0"
 
 # 2. Estimates at 4096 against fullwork's exact counts.
-"$TRACER" -o "$TMP/fw" --memprofilerate 4096 -- "$FW" -scale "$SCALE" -wait=false \
+"$TRACER" -o "$TMP/fw" --memprofilerate-exact 4096 -- "$FW" -scale "$SCALE" -wait=false \
 	>"$TMP/fw.out" 2>"$TMP/fw.err" || fail "tracer -- fullwork failed: $(tail -n 5 "$TMP/fw.err")"
 done_line=$(grep '^done ' "$TMP/fw.out")
 [ -n "$done_line" ] || fail "fullwork printed no done line: $(tail -n 3 "$TMP/fw.out")"

@@ -1,12 +1,16 @@
 #!/bin/bash
-# test_memprofilerate_accuracy - at --memprofilerate 4096 the estimates
-# match full mode's exact figures, and the program's own heap profile; at
-# --memprofilerate 1 the counts are full mode's.
+# test_memprofilerate_accuracy - at --memprofilerate-exact 4096 the
+# estimates match full mode's exact figures, and the program's own heap
+# profile; at --memprofilerate-exact 1 the counts are full mode's.  (The
+# exact engine: every sample at its own time.  --memprofilerate's reads
+# see what these probes see, sample by sample, wherever a read was not
+# overtaken: test_memprofilerate_reads; on this garbage-heavy 4 MB heap,
+# 40 GCs a second, the sweep overtakes a third of the reads, README.)
 #
 # liveprof -mix (Go 1.27) allocates ~1 GB through ten sites of different
 # types and sizes (plus fmt's own), traced twice with --stacks:
 #  - full mode: the exact bytes allocated per type and per site;
-#  - --memprofilerate 4096, the program writing its own heap profile at
+#  - --memprofilerate-exact 4096, the program writing its own heap profile at
 #    the end (runtime/pprof, sampled at the rate we set).
 # Checked:
 #  - the ten largest types and the ten largest sites (function, file,
@@ -16,7 +20,7 @@
 #    `go tool pprof -sample_index=alloc_space -top -nodefraction=0` on the program's own
 #    profile, in the same order;
 #  - at most 1 % of the samples lack a type (summary samples_untyped).
-# Then liveprof -mix 100 MB, full mode and --memprofilerate 1: every type
+# Then liveprof -mix 100 MB, full mode and --memprofilerate-exact 1: every type
 # of at least 1000 allocations has full mode's count within 0.1 %, except
 # what the tiny allocator serves (objects under 16 bytes on average: its
 # fast path makes no heap-profile sample, README "--memprofilerate"),
@@ -35,7 +39,7 @@ BIN=$(workload liveprof 1.27) || exit 1
 
 "$TRACER" --stacks -o "$TMP/full" -- "$BIN" -rate 0 -mix "$BYTES" \
 	>"$TMP/full.out" 2>"$TMP/full.err" || fail "full-mode run failed: $(tail -n 5 "$TMP/full.err")"
-"$TRACER" --stacks --memprofilerate 4096 -o "$TMP/samp" -- "$BIN" -rate 0 -mix "$BYTES" \
+"$TRACER" --stacks --memprofilerate-exact 4096 -o "$TMP/samp" -- "$BIN" -rate 0 -mix "$BYTES" \
 	-heapprofile "$TMP/own.heap" >"$TMP/samp.out" 2>"$TMP/samp.err" ||
 	fail "sampled run failed: $(tail -n 5 "$TMP/samp.err")"
 "$TRACER" report --json "$TMP/full" >"$TMP/full.json" || fail "report of the full run failed"
@@ -99,7 +103,7 @@ case $res in OK*) ;; *) fail "${res#BAD }" ;; esac
 # --memprofilerate 1 against full mode, count by count.
 "$TRACER" -o "$TMP/full1" -- "$BIN" -rate 0 -mix 100000000 \
 	>"$TMP/full1.out" 2>"$TMP/full1.err" || fail "full-mode run failed: $(tail -n 5 "$TMP/full1.err")"
-"$TRACER" --memprofilerate 1 -o "$TMP/rate1" -- "$BIN" -rate 0 -mix 100000000 \
+"$TRACER" --memprofilerate-exact 1 -o "$TMP/rate1" -- "$BIN" -rate 0 -mix 100000000 \
 	>"$TMP/rate1.out" 2>"$TMP/rate1.err" || fail "rate-1 run failed: $(tail -n 5 "$TMP/rate1.err")"
 "$TRACER" report --json "$TMP/full1" >"$TMP/full1.json" || fail "report of the full run failed"
 "$TRACER" report --json "$TMP/rate1" >"$TMP/rate1.json" || fail "report of the rate-1 run failed"

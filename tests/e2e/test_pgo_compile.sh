@@ -12,7 +12,9 @@
 #    are not held to it: PGO inlines stackalloc/stackfree at some call
 #    sites, and Go 1.23's compile shows 2 of ~19 stack events unmatched;
 #    they are printed);
-#  - --memprofilerate 1: attaches and validates too.
+#  - --memprofilerate-exact 1: attaches and validates too (the exact
+#    engine: compile exits before its first GC, and --memprofilerate's
+#    reads happen at GC marks; README "Production mode").
 # Observed (2026-12-03, this VM): ~7000 allocations, ~100 spans per run;
 # ~8 s per attach (compile's planning: issue 16).
 source "$(dirname "$0")/lib/lib.sh"
@@ -29,7 +31,7 @@ for ver in 1.23 1.27; do
 	for mode in full sampled; do
 		out=$TMP/$ver-$mode
 		extra=()
-		[ $mode = sampled ] && extra=(--memprofilerate 1)
+		[ $mode = sampled ] && extra=(--memprofilerate-exact 1)
 		"$TRACER" "${extra[@]}" -o "$out" -- "$COMPILE" -p main -o "$TMP/h.o" "$TMP/h.go" \
 			>"$out.log" 2>&1 || fail "Go $ver compile, $mode: $(tail -n 3 "$out.log")"
 		files=("$out"/*.trace)

@@ -211,6 +211,28 @@ static int plan_gc_cycle(struct plan_ctx *c)
 	return rc == -ENOMEM ? rc : 0;
 }
 
+/*
+ * The mark-phase marker (runtime.gcMarkTinyAllocs' entry,
+ * TAF_PROBE_GC_MARK), --memprofilerate: gcStart calls it once per cycle,
+ * world stopped, as marking begins; the daemon reads the profile
+ * specials then.  Optional like the cycle marker: without it
+ * --memprofilerate falls back to its exact probes (binary_cache.c).
+ */
+static int plan_gc_mark(struct plan_ctx *c)
+{
+	size_t n = c->plan->n;
+	int rc;
+
+	c->enter_role = TAF_PROBE_GC_MARK;
+	c->exit_role = 0;
+	rc = plan_named(c, "runtime.gcMarkTinyAllocs");
+	if (rc) {
+		c->plan->n = n;
+		c->err[0] = '\0';
+	}
+	return rc == -ENOMEM ? rc : 0;
+}
+
 static int field16(const struct go_field *f, const char *name, uint16_t *out,
 		   char *err, size_t errlen)
 {
@@ -737,6 +759,8 @@ int probe_plan_build_sampled(const struct go_binary *bin,
 	}
 	if (rc == 0)
 		rc = plan_gc_cycle(&c);
+	if (rc == 0)
+		rc = plan_gc_mark(&c);
 	if (rc)
 		probe_plan_free(plan);
 	return rc;

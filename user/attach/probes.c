@@ -163,6 +163,7 @@ static struct bpf_program *program_for(struct probes *p,
 	case TAF_PROBE_STACK_ALLOC: return p->skel->progs.stack_alloc;
 	case TAF_PROBE_STACK_FREE: return p->skel->progs.stack_free;
 	case TAF_PROBE_GC_CYCLE: return p->skel->progs.gc_cycle;
+	case TAF_PROBE_GC_MARK: return p->skel->progs.gc_mark;
 	case TAF_PROBE_ALLOC_SITE: return p->skel->progs.alloc_site;
 	case TAF_PROBE_ALLOC_ARGS: return p->skel->progs.alloc_args;
 	case TAF_PROBE_PROF_MALLOC: return p->skel->progs.prof_malloc;
@@ -470,6 +471,25 @@ void known_stacks_forget(struct known_stacks k, uint32_t pid, uint64_t hash)
 
 	if (k.fd >= 0)
 		bpf_map_delete_elem(k.fd, &key);
+}
+
+uint64_t probes_gc_sweeps(const struct probes *p, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+	__u64 v = 0;
+
+	if (p->skel && bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.gc_sweeps),
+					   &key, &v))
+		v = 0;
+	return v;
+}
+
+void probes_gc_forget(const struct probes *p, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+
+	if (p->skel)
+		bpf_map_delete_elem(bpf_map__fd(p->skel->maps.gc_sweeps), &key);
 }
 
 int probes_read_stats(const struct probes *p, uint64_t out[TAF_STAT_MAX])

@@ -71,6 +71,15 @@ int probes_attach(struct probes *p, const struct probe_plan *plan,
  */
 int probes_add_layout(struct probes *p, const struct probe_plan *plan);
 
+/*
+ * runtime.gcSweep entries of process PID so far (the `gc_sweeps` map; 0
+ * before its first): --memprofilerate's reads are consistent while it
+ * stays what their TAF_REC_GC_MARK record said.  probes_gc_forget drops
+ * the process's entry when its session ends.
+ */
+uint64_t probes_gc_sweeps(const struct probes *p, pid_t pid);
+void probes_gc_forget(const struct probes *p, pid_t pid);
+
 /* File descriptor of the ring buffer map. */
 int probes_ringbuf_fd(const struct probes *p);
 /* The ring that holds a copy of each exec record (read first). */

@@ -13,18 +13,22 @@
 #include "inspect/go_binary.h"
 #include "inspect/go_layout.h"
 #include "inspect/runtime_globals.h"
+#include "util/grow.h"
+#include "util/u64_map.h"
 
 #define MSPAN_IN_USE 1             /* runtime/mheap.go mSpanInUse */
 #define SPAN_READ_MAX 512
 #define LIST_MAX 1000000           /* specials of one span: a loop guard */
 #define ALLSPANS_MAX (1ull << 28)
-
-struct ps_layout {
-	struct go_layout l;
-	uint64_t mheap;
-	size_t span_read;          /* bytes of an mspan holding our fields */
-	uint8_t kind;
-};
+/* runtime/malloc.go, linux/amd64: 64 MiB arenas of 8 KiB pages, and the
+ * offset arena indices count from (arenaBaseOffset). */
+#define PAGES_PER_ARENA 8192
+#define HEAP_ARENA_BYTES (64ull << 20)
+#define ARENA_BASE_OFFSET 0xffff800000000000ull
+#define ARENAS_MAX (1ull << 22)     /* 1 << arenaL2Bits */
+/* Pages with specials in an arena above which its spans array is read
+ * whole. */
+#define SPANS_WHOLE_ARRAY 32
 
 static uint64_t field(const uint8_t *buf, const struct go_field *f)
 {
@@ -40,12 +44,14 @@ static bool in_span(const struct go_field *f)
 }
 
 static int resolve(const struct go_binary *bin, uint64_t bias,
-		   struct ps_layout *pl, char *err, size_t errlen)
+		   struct ps_reader *pl, char *err, size_t errlen)
 {
 	const struct go_layout *l = &pl->l;
 	const struct go_field *span_fields[] = {
 		&l->mspan_start_addr, &l->mspan_state, &l->mspan_specials,
+		&l->mspan_npages,
 	};
+	/* mspan.sweepgen is read with the span when known (by_sweepgen). */
 	uint64_t addr;
 	size_t k;
 
@@ -67,6 +73,11 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 		snprintf(err, errlen, "runtime layout of specials and buckets unknown");
 		return -ENOENT;
 	}
+	/* size and nstk are adjacent words; the stack follows nstk. */
+	if (l->bucket_nstk.off != l->bucket_size.off + 8) {
+		snprintf(err, errlen, "runtime layout of buckets unexpected");
+		return -ENOENT;
+	}
 	pl->span_read = 0;
 	for (k = 0; k < sizeof(span_fields) / sizeof(span_fields[0]); k++) {
 		if (!in_span(span_fields[k])) {
@@ -77,69 +88,209 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 			pl->span_read = (size_t)(span_fields[k]->off +
 						 span_fields[k]->size);
 	}
+	/* mheap.arenas is [1 << arenaL1Bits]*[...]*heapArena: one pointer
+	 * (arenaL1Bits is 0 on linux/amd64). */
+	pl->arena_list = go_field_present(&l->mheap_heap_arenas) ?
+			 &l->mheap_heap_arenas : &l->mheap_all_arenas;
+	pl->by_arenas = go_field_present(pl->arena_list) &&
+			pl->arena_list->size == 24 &&
+			go_field_present(&l->mheap_arenas) &&
+			l->mheap_arenas.size == 8 &&
+			l->heap_arena_spans.size == PAGES_PER_ARENA * 8 &&
+			l->heap_arena_page_specials.size == PAGES_PER_ARENA / 8 &&
+			!getenv("TRACEAF_SPECIALS_BY_ALLSPANS");
+	pl->by_sweepgen = go_field_present(&l->mheap_sweepgen) &&
+			  l->mheap_sweepgen.size == 4 &&
+			  go_field_present(&l->mspan_sweepgen) &&
+			  l->mspan_sweepgen.size == 4 &&
+			  in_span(&l->mspan_sweepgen);
 	return 0;
 }
 
-/* The sample of profile special `sp` (span base `base`). */
-static int read_sample(const struct target *t, const struct ps_layout *pl,
-		       uint64_t base, uint64_t sp, uint64_t off,
-		       struct ps_sample *s)
-{
-	const struct go_layout *l = &pl->l;
-	uint64_t b = 0, hdr[2];
-	size_t n;
+/*
+ * The walk goes level by level over all lists at once: the first node of
+ * every span with specials in one batch of reads (mem_batch: one
+ * process_vm_readv per MEM_BATCH_MAX pieces), then every second node,
+ * and so on; then the buckets of the samples wanted.  A list is a chain
+ * of dependent reads, so this is (longest list) batches instead of a
+ * syscall per node: the difference between a read that ends within a
+ * short mark phase and one that does not.
+ */
+struct ps_node {
+	uint64_t node;             /* the special's address */
+	uint64_t base, limit;      /* its span's [base, limit) */
+	uint64_t last_off;         /* offset of the list's previous node + 1 */
+	uint32_t head;             /* its span: index in ps_walk.heads */
+};
 
-	if (target_read(t, sp + (uint64_t)l->specialprofile_b.off, &b, 8) || !b)
-		return -EIO;
-	/* size and nstk are adjacent words; the stack follows nstk. */
-	if (l->bucket_nstk.off != l->bucket_size.off + 8 ||
-	    target_read(t, b + (uint64_t)l->bucket_size.off, hdr, sizeof(hdr)))
-		return -EIO;
-	s->addr = base + off;
-	s->size = hdr[0];
-	n = hdr[1] < PS_MAX_PCS ? hdr[1] : PS_MAX_PCS;
-	s->npcs = 0;
-	if (n && target_read(t, b + (uint64_t)l->bucket_nstk.off + 8, s->pcs,
-			     n * 8) == 0)
-		s->npcs = n;
-	return 0;
+/* A span whose list is walked. */
+struct ps_head {
+	uint64_t span;             /* the mspan's address */
+	uint64_t base, limit;
+	uint32_t sweepgen;         /* read again after the walk */
+	bool valid;                /* not swept (or reused) while walked */
+};
+
+struct ps_hit {
+	uint32_t head;
+	uint64_t node, addr;
+	uint64_t bucket;           /* specialprofile.b */
+	uint32_t bkt;              /* index + 1 in ps_walk.bkt */
+	bool want;
+};
+
+struct ps_walk {
+	const struct target *t;
+	const struct ps_reader *pl;
+	struct ps_stats *st;
+	struct ps_node *cur, *next;
+	size_t ncur, nnext, cap;
+	struct ps_head *heads;
+	size_t nheads, heads_cap;
+	uint32_t sweepgen;         /* mheap_.sweepgen as the walk began */
+	const struct ps_walk_ops *ops;
+	struct ps_hit *hits;
+	size_t nhits, hits_cap;
+	uint8_t (*bufs)[64];
+	uint64_t (*bkt)[2 + PS_MAX_PCS];  /* buckets: size, nstk, stack */
+	bool *bkt_ok;
+};
+
+static struct mem_batch mb;
+
+/*
+ * A list that could not be read to its end: its span tells nothing this
+ * time (as if swept under the walk, which is what it usually is: a
+ * special freed and reused while the list was walked).
+ */
+static void span_error(struct ps_walk *w, uint32_t head)
+{
+	w->st->list_errors++;
+	w->heads[head].valid = false;
 }
 
-/* Walks one span's specials list. */
-static int walk_specials(const struct target *t, const struct ps_layout *pl,
-			 uint64_t base, uint64_t node,
-			 int (*cb)(void *, const struct ps_sample *), void *ctx,
-			 struct ps_stats *st)
+/* One level: reads the nodes of w->cur, queues their successors. */
+static int walk_level(struct ps_walk *w)
 {
-	const struct go_layout *l = &pl->l;
-	size_t steps;
-	int rc;
+	const struct go_layout *l = &w->pl->l;
+	/* The node with its bucket pointer: a profile special is a
+	 * specialprofile, whose b follows the special (read for other
+	 * kinds too, harmlessly: every special is at least that long). */
+	size_t need = (size_t)(l->specialprofile_b.off + 8), i, k, n;
 
-	for (steps = 0; node && steps < LIST_MAX; steps++) {
-		uint8_t buf[32];
-		size_t need = (size_t)(l->special_kind.off + 1);
-		struct ps_sample s;
-		uint64_t next, off;
-
-		if (need > sizeof(buf) || target_read(t, node, buf, need)) {
-			st->read_errors++;
-			return 0;
+	w->nnext = 0;
+	for (i = 0; i < w->ncur; i += MEM_BATCH_MAX) {
+		n = w->ncur - i < MEM_BATCH_MAX ? w->ncur - i : MEM_BATCH_MAX;
+		for (k = 0; k < n; k++) {
+			mb.addr[k] = w->cur[i + k].node;
+			mb.len[k] = need;
+			mb.dst[k] = w->bufs[k];
 		}
-		memcpy(&next, buf, 8);      /* special.next is its first word */
-		off = field(buf, &l->special_offset);
-		if (buf[l->special_kind.off] == pl->kind) {
-			if (read_sample(t, pl, base, node, off, &s) == 0) {
-				st->samples++;
-				rc = cb(ctx, &s);
-				if (rc)
-					return rc;
-			} else {
-				st->read_errors++;
+		mem_batch_read(w->t, &mb, n);
+		for (k = 0; k < n; k++) {
+			const struct ps_node *c = &w->cur[i + k];
+			const uint8_t *buf = w->bufs[k];
+			uint64_t next, off;
+
+			if (!mb.ok[k]) {
+				span_error(w, c->head);
+				continue;
+			}
+			memcpy(&next, buf, 8);  /* special.next is its first word */
+			off = field(buf, &l->special_offset);
+			/* Sorted by offset (addspecial keeps them so) and in
+			 * the span: else the list changed under us, or this
+			 * is no special. */
+			if (off + 1 < c->last_off || c->base + off >= c->limit) {
+				span_error(w, c->head);
+				continue;
+			}
+			if (buf[l->special_kind.off] == w->pl->kind) {
+				if (!GROW(w->hits, w->nhits, w->hits_cap, 256))
+					return -ENOMEM;
+				memset(&w->hits[w->nhits], 0, sizeof(w->hits[0]));
+				w->hits[w->nhits].head = c->head;
+				w->hits[w->nhits].node = c->node;
+				w->hits[w->nhits].addr = c->base + off;
+				memcpy(&w->hits[w->nhits].bucket,
+				       buf + l->specialprofile_b.off, 8);
+				w->nhits++;
+			}
+			if (next) {
+				struct ps_node *nx = &w->next[w->nnext++];
+
+				nx->node = next;
+				nx->base = c->base;
+				nx->limit = c->limit;
+				nx->last_off = off + 1;
+				nx->head = c->head;
 			}
 		}
-		node = next;
 	}
 	return 0;
+}
+
+/*
+ * The buckets of the wanted samples, each once: its size, nstk and stack
+ * (adjacent words, the stack after nstk), into w->bkt; a hit's `bkt` is
+ * its bucket's index + 1 there (0: unread).  Many samples share a bucket
+ * (one per allocating stack and size): one read per bucket, not sample.
+ */
+static int read_buckets(struct ps_walk *w)
+{
+	const struct go_layout *l = &w->pl->l;
+	struct u64_map index;
+	size_t i, k, n, nb = 0, cap = 0;
+	uint64_t *addrs = NULL, v;
+	int rc = 0;
+
+	u64_map_init(&index);
+	for (i = 0; i < w->nhits && rc == 0; i++) {
+		struct ps_hit *h = &w->hits[i];
+
+		if (!h->want || !h->bucket)
+			continue;
+		if (u64_map_get(&index, h->bucket, &v)) {
+			h->bkt = (uint32_t)v;
+			continue;
+		}
+		if (!GROW(addrs, nb, cap, 64) || u64_map_put(&index, h->bucket, nb + 1)) {
+			rc = -ENOMEM;
+			break;
+		}
+		addrs[nb++] = h->bucket;
+		h->bkt = (uint32_t)nb;
+	}
+	if (rc == 0 && nb) {
+		w->bkt = malloc(nb * sizeof(*w->bkt));
+		w->bkt_ok = calloc(nb, sizeof(*w->bkt_ok));
+		if (!w->bkt || !w->bkt_ok)
+			rc = -ENOMEM;
+	}
+	for (i = 0; rc == 0 && i < nb; i += MEM_BATCH_MAX) {
+		n = nb - i < MEM_BATCH_MAX ? nb - i : MEM_BATCH_MAX;
+		for (k = 0; k < n; k++) {
+			mb.addr[k] = addrs[i + k] + (uint64_t)l->bucket_size.off;
+			mb.len[k] = sizeof(w->bkt[0]);
+			mb.dst[k] = (uint8_t *)w->bkt[i + k];
+		}
+		mem_batch_read(w->t, &mb, n);
+		for (k = 0; k < n; k++)
+			w->bkt_ok[i + k] = mb.ok[k];
+	}
+	free(addrs);
+	u64_map_free(&index);
+	return rc;
+}
+
+int profile_specials_open(const struct go_binary *bin, uint64_t bias,
+			  uint8_t kind, struct ps_reader *r, char *err,
+			  size_t errlen)
+{
+	int rc = resolve(bin, bias, r, err, errlen);
+
+	r->kind = kind;
+	return rc;
 }
 
 int profile_specials_read(const struct target *t, const struct go_binary *bin,
@@ -148,63 +299,371 @@ int profile_specials_read(const struct target *t, const struct go_binary *bin,
 			  void *ctx, struct ps_stats *st, char *err,
 			  size_t errlen)
 {
-	static struct mem_batch mb;
-	struct ps_layout pl;
-	uint64_t slice[2], *ptrs = NULL, i;
-	uint8_t *spans = NULL;
+	struct ps_walk_ops ops = { .sample = cb };
+	struct ps_reader r;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	rc = resolve(bin, bias, &pl, err, errlen);
-	if (rc)
-		return rc;
-	pl.kind = kind;
-	if (target_read(t, pl.mheap + (uint64_t)pl.l.mheap_allspans.off, slice,
-			sizeof(slice)) || slice[1] > ALLSPANS_MAX) {
+
+	rc = profile_specials_open(bin, bias, kind, &r, err, errlen);
+	return rc ? rc : profile_specials_walk(t, &r, &ops, ctx, st, err,
+					       errlen);
+}
+
+/*
+ * Whether a span's sweepgen SG says no sweep of a cycle after the walk's
+ * began has touched it (runtime/mheap.go, mspan.sweepgen, against the
+ * heap's h at the walk's start): h is swept and ready, h + 3 swept and
+ * cached in an mcache, both as marking left it.  Once the next sweep
+ * begins (h + 2), a span it swept or is sweeping is at h + 1 or h + 2,
+ * and one cached since at h + 4 or h + 5.  A span freed and reused gets
+ * the heap's sweepgen of then.
+ */
+static bool unswept(const struct ps_walk *w, uint32_t sg)
+{
+	uint32_t h = w->sweepgen + (uint32_t)w->ops->sweepgen_delta;
+
+	return sg == h || sg == h + 3;
+}
+
+/* Span header SPAN read into MS: the start of a list if it has specials. */
+static int span_head(struct ps_walk *w, uint64_t span, const uint8_t *ms)
+{
+	const struct go_layout *l = &w->pl->l;
+	uint64_t specials, base;
+	struct ps_head *h;
+
+	if (field(ms, &l->mspan_state) != MSPAN_IN_USE)
+		return 0;
+	w->st->spans++;
+	specials = field(ms, &l->mspan_specials);
+	if (!specials)
+		return 0;
+	if (!GROW(w->cur, w->ncur, w->cap, 256) ||
+	    !GROW(w->heads, w->nheads, w->heads_cap, 256))
+		return -ENOMEM;
+	base = field(ms, &l->mspan_start_addr);
+	h = &w->heads[w->nheads];
+	*h = (struct ps_head){
+		.span = span, .base = base,
+		.limit = base + field(ms, &l->mspan_npages) * 8192,
+		.valid = true,
+	};
+	if (w->pl->by_sweepgen &&
+	    !unswept(w, (uint32_t)field(ms, &l->mspan_sweepgen)))
+		h->valid = false;
+	w->cur[w->ncur++] = (struct ps_node){
+		.node = specials, .base = base, .limit = h->limit,
+		.head = (uint32_t)w->nheads++,
+	};
+	return 0;
+}
+
+/*
+ * After the walk: each span's sweepgen again.  A span still unswept was
+ * not swept under the walk, so no special of its list was freed then.
+ */
+static void check_heads(struct ps_walk *w)
+{
+	const struct go_layout *l = &w->pl->l;
+	uint32_t sg[MEM_BATCH_MAX];
+	size_t i, k, n;
+
+	if (!w->pl->by_sweepgen)
+		return;
+	for (i = 0; i < w->nheads; i += MEM_BATCH_MAX) {
+		n = w->nheads - i < MEM_BATCH_MAX ? w->nheads - i : MEM_BATCH_MAX;
+		for (k = 0; k < n; k++) {
+			mb.addr[k] = w->heads[i + k].span +
+				     (uint64_t)l->mspan_sweepgen.off;
+			mb.len[k] = 4;
+			mb.dst[k] = (uint8_t *)&sg[k];
+		}
+		mem_batch_read(w->t, &mb, n);
+		for (k = 0; k < n; k++)
+			if (!mb.ok[k] || !unswept(w, sg[k]))
+				w->heads[i + k].valid = false;
+	}
+}
+
+/* Reads the span headers at PTRS[0..n) and starts their lists. */
+static int read_spans(struct ps_walk *w, const uint64_t *ptrs, size_t n)
+{
+	size_t span_read = w->pl->span_read, i, k, m;
+	uint8_t *spans = malloc(MEM_BATCH_MAX * span_read);
+	int rc = 0;
+
+	if (!spans)
+		return -ENOMEM;
+	for (i = 0; i < n && rc == 0; i += MEM_BATCH_MAX) {
+		m = n - i < MEM_BATCH_MAX ? n - i : MEM_BATCH_MAX;
+		for (k = 0; k < m; k++) {
+			mb.addr[k] = ptrs[i + k];
+			mb.len[k] = span_read;
+			mb.dst[k] = spans + k * span_read;
+		}
+		mem_batch_read(w->t, &mb, m);
+		for (k = 0; k < m && rc == 0; k++) {
+			if (!mb.ok[k])
+				w->st->read_errors++;
+			else
+				rc = span_head(w, ptrs[i + k],
+					       spans + k * span_read);
+		}
+	}
+	free(spans);
+	return rc;
+}
+
+/* Every span of mheap_.allspans: what a binary without the arenas'
+ * layout is walked by (one span header read per span of the heap). */
+static int spans_by_allspans(struct ps_walk *w, char *err, size_t errlen)
+{
+	const struct ps_reader *r = w->pl;
+	uint64_t slice[2], *ptrs;
+	int rc;
+
+	if (target_read(w->t, r->mheap + (uint64_t)r->l.mheap_allspans.off,
+			slice, sizeof(slice)) || slice[1] > ALLSPANS_MAX) {
 		snprintf(err, errlen, "cannot read mheap_.allspans");
 		return -EIO;
 	}
 	ptrs = malloc(slice[1] * 8 + 8);
-	spans = malloc(MEM_BATCH_MAX * pl.span_read);
-	if (!ptrs || !spans) {
+	if (!ptrs)
+		return -ENOMEM;
+	if (slice[1] && target_read(w->t, slice[0], ptrs, slice[1] * 8)) {
+		snprintf(err, errlen, "cannot read mheap_.allspans");
+		free(ptrs);
+		return -EIO;
+	}
+	rc = read_spans(w, ptrs, slice[1]);
+	free(ptrs);
+	return rc;
+}
+
+/*
+ * The spans whose pageSpecials bit is set (runtime/mheap.go: the bit of
+ * a span's first page, set while it has specials), arena by arena of
+ * mheap_.allArenas (heapArenas from Go 1.25): a 1 KiB bitmap per 64 MiB
+ * of heap, then only the spans with specials.
+ */
+static int spans_by_arenas(struct ps_walk *w, char *err, size_t errlen)
+{
+	const struct ps_reader *r = w->pl;
+	const struct go_layout *l = &r->l;
+	uint64_t list[3], l2, *idx = NULL, *ha = NULL, *ptrs = NULL;
+	uint64_t *spans = NULL;
+	uint8_t (*bits)[PAGES_PER_ARENA / 8] = NULL;
+	bool *known = NULL;
+	size_t n, i, k, m, nptrs = 0, ptrs_cap = 0, known_cap = 0;
+	size_t idx2[MEM_BATCH_MAX];
+	int rc = 0;
+
+	if (target_read(w->t, r->mheap + (uint64_t)r->arena_list->off, list,
+			sizeof(list)) || list[1] > ARENAS_MAX ||
+	    target_read(w->t, r->mheap + (uint64_t)l->mheap_arenas.off, &l2, 8) ||
+	    !l2) {
+		snprintf(err, errlen, "cannot read mheap_'s arenas");
+		return -EIO;
+	}
+	n = (size_t)list[1];
+	idx = malloc(n * 8 + 8);
+	ha = malloc(n * 8 + 8);
+	bits = malloc((n + 1) * sizeof(*bits));
+	if (!idx || !ha || !bits) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (slice[1] && target_read(t, slice[0], ptrs, slice[1] * 8)) {
-		snprintf(err, errlen, "cannot read mheap_.allspans");
+	if (n && target_read(w->t, list[0], idx, n * 8)) {
+		snprintf(err, errlen, "cannot read mheap_'s arena list");
 		rc = -EIO;
 		goto out;
 	}
-	for (i = 0; i < slice[1] && rc == 0; i += MEM_BATCH_MAX) {
-		size_t n = slice[1] - i < MEM_BATCH_MAX ? slice[1] - i : MEM_BATCH_MAX;
-		size_t k;
-
-		for (k = 0; k < n; k++) {
-			mb.addr[k] = ptrs[i + k];
-			mb.len[k] = pl.span_read;
-			mb.dst[k] = spans + k * pl.span_read;
+	/* Each arena's heapArena, then its pageSpecials bitmap. */
+	for (i = 0; i < n; i += MEM_BATCH_MAX) {
+		m = n - i < MEM_BATCH_MAX ? n - i : MEM_BATCH_MAX;
+		for (k = 0; k < m; k++) {
+			ha[i + k] = 0;
+			mb.addr[k] = l2 + (idx[i + k] % ARENAS_MAX) * 8;
+			mb.len[k] = 8;
+			mb.dst[k] = (uint8_t *)&ha[i + k];
 		}
-		mem_batch_read(t, &mb, n);
-		for (k = 0; k < n && rc == 0; k++) {
-			const uint8_t *ms = spans + k * pl.span_read;
-			uint64_t specials;
+		mem_batch_read(w->t, &mb, m);
+		for (k = 0; k < m; k++) {
+			memset(bits[i + k], 0, sizeof(bits[0]));
+			mb.addr[k] = ha[i + k] +
+				     (uint64_t)l->heap_arena_page_specials.off;
+			mb.len[k] = sizeof(bits[0]);
+			mb.dst[k] = bits[i + k];
+			if (!ha[i + k])
+				mb.addr[k] = 0;
+		}
+		mem_batch_read(w->t, &mb, m);
+		for (k = 0; k < m; k++)
+			if (!mb.ok[k] || !ha[i + k]) {
+				w->st->read_errors++;
+				ha[i + k] = 0;
+			}
+	}
+	/*
+	 * The span of each page with its bit set: heapArena.spans[page].
+	 * An arena with many such pages has its whole spans array read at
+	 * once (64 KiB, one piece: the cost of a read is per piece), the
+	 * others page by page.
+	 */
+	for (i = 0; i < n; i++) {
+		size_t p, set = 0;
 
-			if (!mb.ok[k]) {
+		if (!ha[i])
+			continue;
+		for (p = 0; p < PAGES_PER_ARENA / 8; p++)
+			set += (size_t)__builtin_popcount(bits[i][p]);
+		if (set > SPANS_WHOLE_ARRAY && !spans) {
+			spans = malloc(PAGES_PER_ARENA * 8);
+			if (!spans) {
+				rc = -ENOMEM;
+				goto out;
+			}
+		}
+		if (set > SPANS_WHOLE_ARRAY &&
+		    target_read(w->t, ha[i] + (uint64_t)l->heap_arena_spans.off,
+				spans, PAGES_PER_ARENA * 8))
+			set = 0;    /* page by page, then */
+		for (p = 0; p < PAGES_PER_ARENA; p++) {
+			if (!(bits[i][p / 8] & (1u << (p % 8))))
+				continue;
+			if (!GROW(ptrs, nptrs, ptrs_cap, 256) ||
+			    !GROW(known, nptrs, known_cap, 256)) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			known[nptrs] = set > SPANS_WHOLE_ARRAY;
+			ptrs[nptrs] = known[nptrs] ? spans[p] :
+				      ha[i] + (uint64_t)l->heap_arena_spans.off + p * 8;
+			nptrs++;
+		}
+	}
+	for (i = 0; i < nptrs;) {
+		for (m = 0; i < nptrs && m < MEM_BATCH_MAX; i++) {
+			if (known[i])
+				continue;
+			idx2[m] = i;
+			mb.addr[m] = ptrs[i];
+			mb.len[m] = 8;
+			mb.dst[m] = (uint8_t *)&ptrs[i];
+			m++;
+		}
+		mem_batch_read(w->t, &mb, m);
+		for (k = 0; k < m; k++)
+			if (!mb.ok[k])
+				ptrs[idx2[k]] = 0;
+	}
+	for (i = k = 0; i < nptrs; i++)
+		if (ptrs[i])
+			ptrs[k++] = ptrs[i];
+		else
+			w->st->read_errors++;
+	rc = read_spans(w, ptrs, k);
+out:
+	free(idx);
+	free(ha);
+	free(bits);
+	free(ptrs);
+	free(spans);
+	free(known);
+	return rc;
+}
+
+int profile_specials_walk(const struct target *t, const struct ps_reader *r,
+			  const struct ps_walk_ops *ops, void *ctx,
+			  struct ps_stats *st, char *err, size_t errlen)
+{
+	struct ps_walk w = { .t = t, .pl = r, .st = st, .ops = ops };
+	size_t k, level;
+	int rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	if (r->by_sweepgen &&
+	    target_read(t, r->mheap + (uint64_t)r->l.mheap_sweepgen.off,
+			&w.sweepgen, 4)) {
+		snprintf(err, errlen, "cannot read mheap_.sweepgen");
+		return -EIO;
+	}
+	rc = r->by_arenas ? spans_by_arenas(&w, err, errlen) :
+			    spans_by_allspans(&w, err, errlen);
+	if (rc == 0) {
+		w.next = malloc((w.ncur + 1) * sizeof(*w.next));
+		w.bufs = malloc(MEM_BATCH_MAX * sizeof(*w.bufs));
+		if (!w.next || !w.bufs)
+			rc = -ENOMEM;
+	}
+	/* The lists, level by level. */
+	for (level = 0; rc == 0 && w.ncur && level < LIST_MAX; level++) {
+		struct ps_node *tmp;
+
+		rc = walk_level(&w);
+		tmp = w.cur;
+		w.cur = w.next;
+		w.next = tmp;
+		w.ncur = w.nnext;
+	}
+	if (rc)
+		goto out;
+	check_heads(&w);
+	/* Without a span callback (the picture at attach, read whenever it
+	 * is), every sample read is told, as far as its list was read. */
+	if (!ops->span) {
+		for (k = 0; k < w.nheads; k++)
+			w.heads[k].valid = true;
+		st->read_errors += st->list_errors;
+	}
+	/* Told of with its samples; a span invalid from a list error has
+	 * its samples left out like a swept one's. */
+	for (k = 0; k < w.nheads && rc == 0; k++) {
+		st->spans_swept += !w.heads[k].valid;
+		if (ops->span)
+			rc = ops->span(ctx, w.heads[k].base, w.heads[k].limit,
+				       w.heads[k].valid);
+	}
+	/* A swept span's samples are not told: its list may have lost
+	 * specials (or been reused) under the walk. */
+	for (k = 0; k < w.nhits; k++)
+		w.hits[k].want = w.heads[w.hits[k].head].valid &&
+				 (!ops->want || ops->want(ctx, w.hits[k].addr));
+	if (rc == 0)
+		rc = read_buckets(&w);
+	for (k = 0; k < w.nhits && rc == 0; k++) {
+		struct ps_hit *h = &w.hits[k];
+		struct ps_sample s = { .addr = h->addr };
+		size_t n;
+
+		if (!w.heads[h->head].valid)
+			continue;
+		if (h->want) {
+			const uint64_t *b = h->bkt ? w.bkt[h->bkt - 1] : NULL;
+
+			if (!b || !w.bkt_ok[h->bkt - 1]) {
+				/* Buckets are never freed: a bucket
+				 * unreadable is a wrong pointer. */
 				st->read_errors++;
 				continue;
 			}
-			if (field(ms, &pl.l.mspan_state) != MSPAN_IN_USE)
-				continue;
-			st->spans++;
-			specials = field(ms, &pl.l.mspan_specials);
-			if (specials)
-				rc = walk_specials(t, &pl,
-						   field(ms, &pl.l.mspan_start_addr),
-						   specials, cb, ctx, st);
+			s.full = true;
+			s.size = b[0];
+			n = b[1] < PS_MAX_PCS ? b[1] : PS_MAX_PCS;
+			memcpy(s.pcs, &b[2], n * 8);
+			s.npcs = n;
 		}
+		st->samples++;
+		rc = ops->sample(ctx, &s);
 	}
 out:
-	free(ptrs);
-	free(spans);
+	free(w.cur);
+	free(w.next);
+	free(w.bufs);
+	free(w.hits);
+	free(w.bkt);
+	free(w.bkt_ok);
+	free(w.heads);
 	return rc;
 }

@@ -13,8 +13,11 @@
 #ifndef PROFILE_SPECIALS_H
 #define PROFILE_SPECIALS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "inspect/go_layout.h"
 
 struct go_binary;
 struct target;
@@ -24,6 +27,7 @@ struct target;
 /* One live sample: the address mProf_Malloc was given, the bucket's
  * size (the slot size) and its stack, innermost first (return PCs). */
 struct ps_sample {
+	bool full;                  /* size and stack read (else addr only) */
 	uint64_t addr;
 	uint64_t size;
 	uint64_t pcs[PS_MAX_PCS];
@@ -34,7 +38,58 @@ struct ps_stats {
 	uint64_t spans;             /* in-use spans read */
 	uint64_t samples;
 	uint64_t read_errors;
+	uint64_t spans_swept;       /* spans with specials swept under the walk,
+				       or whose list could not be read */
+	uint64_t list_errors;       /* of those, lists read in part */
 };
+
+/* Where a binary's runtime keeps what the walk reads (opaque). */
+struct ps_reader {
+	struct go_layout l;
+	uint64_t mheap;
+	size_t span_read;          /* bytes of an mspan holding our fields */
+	uint8_t kind;
+	/* The spans with specials by the arenas' pageSpecials bitmaps
+	 * (else by reading every span of mheap_.allspans). */
+	bool by_arenas;
+	const struct go_field *arena_list;  /* allArenas, or heapArenas */
+	/* Spans checked against mheap_.sweepgen before and after the walk. */
+	bool by_sweepgen;
+};
+
+/* What a walk tells its caller. */
+struct ps_walk_ops {
+	/* A sample at ADDR: true when its size and stack are wanted (NULL:
+	 * all); the others come to `sample` with `full` false. */
+	bool (*want)(void *ctx, uint64_t addr);
+	int (*sample)(void *ctx, const struct ps_sample *s);
+	/*
+	 * Each span with specials walked, [BASE, LIMIT), before its samples:
+	 * VALID false when it was swept (or freed) while the walk ran, or
+	 * when it could not be told: its samples are not told then, and
+	 * what the caller held in it is unknown, not freed.  NULL: not told.
+	 */
+	int (*span)(void *ctx, uint64_t base, uint64_t limit, bool valid);
+	/*
+	 * The heap's sweepgen as marking left it, from the one read as the
+	 * walk begins: 0 during a mark; -2 just after one, once gcSweep
+	 * moved it on (a span is unswept at that sweepgen, or 3 above it
+	 * when cached).
+	 */
+	int sweepgen_delta;
+};
+
+/*
+ * profile_specials_read in two steps, for walking one process again
+ * and again (--memprofilerate's reads, once per GC cycle): the layout
+ * is resolved once.  Same returns; OPS says what the caller is told.
+ */
+int profile_specials_open(const struct go_binary *bin, uint64_t bias,
+			  uint8_t kind, struct ps_reader *r, char *err,
+			  size_t errlen);
+int profile_specials_walk(const struct target *t, const struct ps_reader *r,
+			  const struct ps_walk_ops *ops, void *ctx,
+			  struct ps_stats *st, char *err, size_t errlen);
 
 /*
  * Calls cb for every profile special of the process (binary `bin`

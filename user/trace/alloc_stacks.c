@@ -335,6 +335,13 @@ uint32_t alloc_stacks_ref(const struct alloc_stacks *a, uint64_t hash)
 	return hash && u64_map_get(&a->by_hash, hash, &v) ? (uint32_t)v : 0;
 }
 
+void alloc_stacks_note_ref(struct alloc_stacks *a, uint64_t id, uint64_t ts,
+			   uint32_t ref)
+{
+	if (!ref || ref > a->nres || !add_pending(a, id, ts, ref - 1, false))
+		a->c.without_stack++;
+}
+
 void alloc_stacks_note_exists(struct alloc_stacks *a, uint64_t id,
 			      uint64_t ts, uint32_t ref)
 {

@@ -86,6 +86,13 @@ int alloc_stacks_gen_written(struct alloc_stacks *a, int dirfd,
 uint32_t alloc_stacks_learn(struct alloc_stacks *a, const uint64_t *pcs,
 			    uint32_t n);
 
+/*
+ * An allocation event (object ID, timestamp as written) of the generation
+ * being built whose stack alloc_stacks_learn gave as REF (0: none).
+ */
+void alloc_stacks_note_ref(struct alloc_stacks *a, uint64_t id, uint64_t ts,
+			   uint32_t ref);
+
 /* The reference of the stack a probe sent as HASH (0: not known). */
 uint32_t alloc_stacks_ref(const struct alloc_stacks *a, uint64_t hash);
 

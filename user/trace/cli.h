@@ -27,6 +27,11 @@ struct taf_options {
 	bool stacks;                /* --stacks: allocation call stacks */
 	bool tiny_as_runtime;       /* --tiny-as-runtime: tiny objects as the runtime emits them */
 	uint64_t memprofilerate;    /* --memprofilerate BYTES, 0: full mode */
+	bool memprofile_exact;      /* --memprofilerate-exact: probe every
+				       sample and free (else: read the
+				       profile specials once per GC) */
+	bool check_reads;           /* --check-reads: with -exact, read the
+				       specials too and count disagreements */
 	bool no_cache;              /* --no-cache: plan every executable afresh */
 	const char *cache_dir;      /* --cache-dir, NULL: /var/cache/traceaf-bpf */
 	int verbose;                /* -v, repeatable */

@@ -14,6 +14,7 @@
 #include "trace/tracer_impl.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,31 @@ static void keep_sample_types(struct bin_entry *be, const struct probe_plan *pla
 		if (plan->callers[i].val.type.kind == TAF_CVAL_CONST)
 			u64_map_put(&be->sample_types, plan->callers[i].ret,
 				    plan->callers[i].val.type.val);
+}
+
+/*
+ * --memprofilerate without -exact: the plan keeps its mark and cycle
+ * probes and drops those on mProf_Malloc and freeSpecial, and the call
+ * sites' types go to the daemon only (keep_sample_types), not to the
+ * BPF map that typed the probed samples.  A binary whose
+ * gcMarkTinyAllocs could not be planned keeps the exact probes.
+ */
+static bool plan_for_reads(struct probe_plan *plan)
+{
+	size_t i, k = 0;
+	bool mark = false;
+
+	for (i = 0; i < plan->n; i++)
+		mark |= plan->sites[i].role == TAF_PROBE_GC_MARK;
+	if (!mark)
+		return false;
+	for (i = 0; i < plan->n; i++)
+		if (plan->sites[i].role != TAF_PROBE_PROF_MALLOC &&
+		    plan->sites[i].role != TAF_PROBE_PROF_FREE)
+			plan->sites[k++] = plan->sites[i];
+	plan->n = k;
+	plan->ncallers = 0;
+	return true;
 }
 
 /*
@@ -128,6 +154,14 @@ int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", go_binary_fd(bin));
 		path = fdpath;
 	}
+	if (plan.sampled) {
+		keep_sample_types(be, &plan);
+		be->sample_reads = !t->opt->memprofile_exact &&
+				   plan_for_reads(&plan);
+		if (!t->opt->memprofile_exact && !be->sample_reads)
+			tracer_say("warning: %s: runtime.gcMarkTinyAllocs cannot be probed: its samples are probed where they are made and freed (as --memprofilerate-exact)",
+				   shown);
+	}
 	rc = probes_attach(&t->probes, &plan, path, pid, err, errlen);
 	if (rc && path == fdpath && !strstr(err, shown)) {
 		/* Name the file as the user knows it. */
@@ -136,8 +170,6 @@ int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		snprintf(why, sizeof(why), "%s", err);
 		snprintf(err, errlen, "%s (%s)", why, shown);
 	}
-	if (rc == 0 && plan.sampled)
-		keep_sample_types(be, &plan);
 	if (rc == 0) {
 		be->attached = true;
 		be->probes = plan.n;
@@ -272,13 +304,9 @@ struct seed_ctx {
 static int seed_sample(void *arg, const struct ps_sample *ps)
 {
 	struct seed_ctx *c = arg;
-	uint64_t bias = session_load_bias(c->s), type = 0;
-	bool known = false;
-	size_t i;
+	uint64_t bias = session_load_bias(c->s), type;
+	bool known = sample_stack_type(&c->be->sample_types, bias, ps, &type);
 
-	for (i = 0; i < ps->npcs && !known; i++)
-		known = ps->pcs[i] >= bias &&
-			u64_map_get(&c->be->sample_types, ps->pcs[i] - bias, &type);
 	if (!known)
 		c->untyped++;
 	return session_seed_sample(c->s, ps->addr, ps->size,
@@ -324,6 +352,29 @@ static void seed_samples(struct tracer *t, struct session *s)
 		    (int)tg->pid, (unsigned long long)st.read_errors);
 }
 
+/*
+ * --memprofilerate's reads must begin while the mark lasts (1-3 ms on a
+ * small, busy heap): woken by the mark's record, the daemon must run at
+ * once, not after the target's threads' time slices (median 0.4 ms, up
+ * to 1.5 ms measured on two busy cores).  So it runs SCHED_FIFO at the
+ * lowest priority: in this mode it has little else to do (a few records
+ * per GC, a read each), and the kernel's RT throttling bounds it even
+ * so.  Not inherited by what it forks.  Without the privilege, it runs
+ * as it is and misses more reads, which it counts.
+ */
+static void reads_realtime(struct tracer *t)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (t->reads_realtime)
+		return;
+	t->reads_realtime = true;
+	if (sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) &&
+	    t->opt->verbose)
+		tracer_say("cannot run SCHED_FIFO (%s): reads of the samples may begin late",
+			   strerror(errno));
+}
+
 static void sampled_begin(struct tracer *t, struct traced *p, bool at_exec)
 {
 	struct session *s = p->s;
@@ -334,6 +385,8 @@ static void sampled_begin(struct tracer *t, struct traced *p, bool at_exec)
 	/* A process at its exec has no heap yet. */
 	if (!tg->gone && !at_exec)
 		seed_samples(t, s);
+	if (session_reads(s))
+		reads_realtime(t);
 	session_begin(s, t0);
 	if (tg->gone)
 		return;
@@ -408,6 +461,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		.stacks = t->opt->stacks,
 		.known_stacks = probes_known_stacks(&t->probes),
 		.memprofilerate = t->opt->memprofilerate,
+		.check_reads = t->opt->check_reads,
 		.tiny_as_runtime = t->opt->tiny_as_runtime,
 	};
 	struct go_binary *bin = NULL;
@@ -498,6 +552,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 			return TRACER_REFUSED_GO;
 		}
 	}
+	so.sample_reads = be->sample_reads;
 	/* The session owns the target from here on, and borrows bin. */
 	rc = session_start(&s, &tg, bin, bias, &so, err, errlen);
 	if (rc)
@@ -515,6 +570,10 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		session_finish(s);
 		return rc;
 	}
+	/* --memprofilerate: what the session's reads are typed by. */
+	if (t->opt->memprofilerate)
+		session_set_sample_reader(s, &t->probes, &be->sample_types,
+					  be->prof_kind);
 	t->processes_seen++;
 	if (t->opt->memprofilerate) {
 		/* Seen at its exec (--all) or stopped there (-- CMD): the
@@ -543,6 +602,7 @@ void tracer_close_session(struct tracer *t, size_t i, const char *reason)
 	uint64_t st[TAF_STAT_MAX];
 	int rc;
 
+	probes_gc_forget(&t->probes, pid);
 	rc = profile_rate_restore(&p->rate_ctl);
 	if (rc && rc != -ESRCH)
 		tracer_say("warning: PID %d: cannot restore runtime.MemProfileRate (%s)",

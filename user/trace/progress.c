@@ -21,6 +21,8 @@ void tracer_add_counts(struct session_counts *a, const struct session_counts *b)
 
 	for (k = 0; k < TAF_REC_KIND_MAX; k++)
 		a->records[k] += b->records[k];
+	for (k = 0; k < TW_EV_COUNT; k++)
+		a->written[k] += b->written[k];
 	a->events += b->events;
 	a->exists_events += b->exists_events;
 	a->generations += b->generations;
@@ -51,6 +53,31 @@ void tracer_report_session(const struct tracer *t, const struct session *s)
 		    (unsigned long long)c->records[TAF_REC_HEAP_ALLOC],
 		    (unsigned long long)c->written[TW_EV_HEAP_OBJECT_ALLOC -
 						   TW_EV_FIRST]);
+	if (session_reads(s)) {
+		const struct sample_reads_counts *r = &session_reads(s)->c;
+		uint64_t tried = r->reads + r->checked + r->missed +
+				 r->reads_end + r->checked_end + r->missed_end;
+
+		if (session_reads(s)->reader_err[0])
+			tracer_say("warning: PID %d: reading its heap-profile samples: %s",
+			    (int)pid, session_reads(s)->reader_err);
+		/* Said always: a missed read is samples not in the trace. */
+		tracer_say("PID %d: --memprofilerate: %llu GC marks, %llu reads of the samples as they began (%llu partial: the sweep overtook them in some spans; %llu missed: a sweep came first, or a list could not be read) and %llu as they ended (%llu missed), %.1f ms each on average, %.1f ms at most",
+		    (int)pid, (unsigned long long)c->records[TAF_REC_GC_MARK],
+		    (unsigned long long)(r->reads + r->checked),
+		    (unsigned long long)(r->partial + r->checked_partial),
+		    (unsigned long long)r->missed,
+		    (unsigned long long)(r->reads_end + r->checked_end),
+		    (unsigned long long)r->missed_end,
+		    tried ? (double)r->ns_total / 1e6 / (double)tried : 0.0,
+		    (double)r->ns_max / 1e6);
+		if (r->checked || r->check_missing || r->check_extra)
+			tracer_say("PID %d: --check-reads: %llu reads compared: %llu samples the probes held that a read did not see, %llu a read saw that the probes did not allocate before the next mark, %llu probed that no read ever saw (lost to missed reads, or made without a special)",
+			    (int)pid, (unsigned long long)r->checked,
+			    (unsigned long long)r->check_missing,
+			    (unsigned long long)r->check_extra,
+			    (unsigned long long)r->check_never_read);
+	}
 	if (session_stacks(s))
 		tracer_say("PID %d: --stacks: %llu allocations with a stack (%llu sent whole: new to the process, or forgotten by the probes), %llu allocations without stacks",
 		    (int)pid,
@@ -164,6 +191,16 @@ static uint64_t rss_kib(void)
 	return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
 }
 
+/*
+ * The allocations a count stands for: the probes' records, or, where no
+ * probe records them (--memprofilerate's reads), the events written.
+ */
+static uint64_t allocations(const struct session_counts *c)
+{
+	return c->records[TAF_REC_HEAP_ALLOC] ? c->records[TAF_REC_HEAP_ALLOC] :
+		c->written[TW_EV_HEAP_OBJECT_ALLOC - TW_EV_FIRST];
+}
+
 void tracer_print_progress(struct tracer *t, const char *prefix, bool rss)
 {
 	uint64_t st[TAF_STAT_MAX], bytes, files, dropped;
@@ -179,7 +216,7 @@ void tracer_print_progress(struct tracer *t, const char *prefix, bool rss)
 	if (rss && t->opt->stacks)
 		print_stack_counts(t);
 	tracer_say("%s%llu allocations, %llu events in %llu generations, %llu bytes in %llu files, %llu dropped%s",
-	    prefix, (unsigned long long)c.records[TAF_REC_HEAP_ALLOC],
+	    prefix, (unsigned long long)allocations(&c),
 	    (unsigned long long)c.events, (unsigned long long)c.generations,
 	    (unsigned long long)bytes, (unsigned long long)files,
 	    (unsigned long long)dropped, more);
@@ -202,7 +239,7 @@ void tracer_print_status(struct tracer *t)
 		session_sink_stats(s, &ss);
 		tracer_say("status: PID %d (%s): %llu allocations, %llu events in %llu files, last file %s",
 		    (int)t->procs[i].pid, session_target(s)->comm,
-		    (unsigned long long)c->records[TAF_REC_HEAP_ALLOC],
+		    (unsigned long long)allocations(c),
 		    (unsigned long long)c->events,
 		    (unsigned long long)ss.files_written,
 		    ss.current_path[0] ? ss.current_path : "(no file yet)");

@@ -12,4 +12,5 @@ const struct taf_rec_name taf_rec_names[TAF_REC_KIND_MAX] = {
 	[TAF_REC_EXEC] = { "Exec", "exec" },
 	[TAF_REC_SAMPLED_FREE] = { "SampledFree", "sampled_free" },
 	[TAF_REC_GC_CYCLE] = { "GCCycle", "gc_cycle" },
+	[TAF_REC_GC_MARK] = { "GCMark", "gc_mark" },
 };

@@ -20,6 +20,7 @@ static const size_t min_len[TAF_REC_KIND_MAX] = {
 	[TAF_REC_EXEC] = sizeof(struct taf_rec_hdr),
 	[TAF_REC_SAMPLED_FREE] = sizeof(struct taf_rec_addr),
 	[TAF_REC_GC_CYCLE] = sizeof(struct taf_rec_addr),
+	[TAF_REC_GC_MARK] = sizeof(struct taf_rec_addr),
 };
 
 /* The stack an allocation record carries (TAF_ALLOC_F_STACK). */

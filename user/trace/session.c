@@ -93,6 +93,9 @@ static int start(struct session *s, struct target *t, struct go_binary *bin,
 	type_catalog_init(&s->catalog);
 	u64_map_init(&s->sized_index);
 	u64_map_init(&s->sampled);
+	sample_reads_init(&s->reads);
+	s->sample_reads = o->memprofilerate && o->sample_reads;
+	s->check_reads = o->memprofilerate && o->check_reads;
 	u64_map_init(&s->tiny_upper);
 	s->memprofilerate = o->memprofilerate;
 	s->tiny_as_runtime = o->tiny_as_runtime;
@@ -227,6 +230,7 @@ void session_finish(struct session *s)
 	u64_map_free(&s->type_index);
 	u64_map_free(&s->sized_index);
 	u64_map_free(&s->sampled);
+	sample_reads_free(&s->reads);
 	u64_map_free(&s->tiny_upper);
 	session_gc_free(s);
 	type_catalog_free(&s->catalog);

@@ -19,6 +19,7 @@
 
 #include "attach/probes.h"
 #include "trace/record_view.h"
+#include "trace/sample_reads.h"
 #include "format/trace_writer.h"
 #include "traceaf_events.h"
 
@@ -61,6 +62,8 @@ struct session_opts {
 	bool stacks;         /* --stacks: stack sidecars */
 	struct known_stacks known_stacks; /* the probes' (PID, stack hash) map */
 	uint64_t memprofilerate; /* --memprofilerate: the runtime samples */
+	bool sample_reads;   /* --memprofilerate: read, not probed (sample_reads.h) */
+	bool check_reads;    /* --check-reads: reads held against the probes */
 	bool tiny_as_runtime; /* --tiny-as-runtime: on_tiny_alloc_runtime */
 };
 
@@ -133,6 +136,19 @@ int session_begin(struct session *s, uint64_t ts);
 
 /* Records stamped after `ts` are dropped from now on (tracing stops). */
 void session_stop(struct session *s, uint64_t ts);
+
+/*
+ * --memprofilerate: what the session's reads of its samples need from
+ * the tracer (session_reads.c): the probes (their gc_sweeps count), the
+ * executable's call-site types (return address -> type, link
+ * addresses) and the kind of a profile special in its runtime.  All
+ * borrowed.
+ */
+void session_set_sample_reader(struct session *s, const struct probes *probes,
+			       const struct u64_map *sample_types,
+			       uint8_t prof_kind);
+/* The reads and their counts; NULL when the session reads no samples. */
+const struct sample_reads *session_reads(const struct session *s);
 
 /* Feeds one ring-buffer record, decoded (record_view_decode). */
 int session_record(struct session *s, const struct record_view *v);

@@ -42,6 +42,15 @@ struct session {
 	struct u64_map sampled;
 	uint64_t memprofilerate;         /* 0: full mode */
 	char sampling_file[256];         /* last file given its F.sampling */
+	/* --memprofilerate reads (sample_reads.h): the one waiting to be
+	 * applied and their counts; with check_reads, held against the
+	 * probes' samples instead of making events.  What types them and
+	 * tells a sweep came: the tracer's (session_set_sample_reader). */
+	struct sample_reads reads;
+	bool sample_reads, check_reads;
+	const struct probes *probes;
+	const struct u64_map *sample_types;
+	uint8_t prof_kind;
 	/*
 	 * GC cycle marks (runtime.gcSweep, session_gc.c): those of the
 	 * generation being built, and those of the current file, whose F.gc
@@ -141,6 +150,22 @@ int session_sampled_for_each(struct session *s,
 			     int (*fn)(void *arg, uint64_t addr, uint32_t type_ref),
 			     void *arg);
 void session_sampling_gen_written(struct session *s);
+/*
+ * session_reads.c, --memprofilerate: reads the samples at this GC_MARK
+ * record and makes events at the mark: HeapObjectFree for the samples
+ * the read lacks, HeapObjectAlloc for those new to it; with
+ * --check-reads it only holds the read against the probes' samples
+ * (sample_reads_counts).
+ */
+int session_sampled_read(struct session *s, const struct taf_rec_addr *mark);
+/* ... and at the mark's end (TAF_REC_GC_CYCLE): the births since. */
+int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end);
+/* session_sampled.c: a sample's type entry (by type and slot size) and
+ * its value in s->sampled (type_ref; stack reference above). */
+const struct type_entry *session_sampled_type(struct session *s,
+					      const struct taf_rec_heap_alloc *r);
+uint64_t session_sampled_value(struct session *s, const struct type_entry *e,
+			       uint32_t stack_ref);
 
 /* session_gc.c: GC cycle marks (TAF_REC_GC_CYCLE) and each file's F.gc */
 int session_gc_mark(struct session *s, const struct taf_rec_addr *r);

@@ -302,8 +302,21 @@ static int record(struct session *s, const struct record_view *v)
 	}
 	/* Not an event: it goes to the next generation's file's F.gc. */
 	if (h->kind == TAF_REC_GC_CYCLE) {
+		int rc;
+
 		s->counts.records[h->kind]++;
-		return session_gc_mark(s, v->addr);
+		rc = session_gc_mark(s, v->addr);
+		if (rc || (!s->sample_reads && !s->check_reads))
+			return rc;
+		/* --memprofilerate: the births of the mark just ended. */
+		if (!s->gen && session_ensure_generation(s, v) != 0)
+			return 0;
+		return session_sampled_read_end(s, v->addr);
+	}
+	/* Not an event either, but a read's may be (session_sampled.c). */
+	if (h->kind == TAF_REC_GC_MARK && !s->sample_reads && !s->check_reads) {
+		s->counts.records[h->kind]++;
+		return 0;
 	}
 	if (!s->gen && session_ensure_generation(s, v) != 0)
 		return 0;
@@ -321,6 +334,8 @@ static int record(struct session *s, const struct record_view *v)
 		return on_heap_alloc(s, v->heap_alloc, st);
 	case TAF_REC_SAMPLED_FREE:
 		return session_sampled_free(s, v->addr);
+	case TAF_REC_GC_MARK:
+		return session_sampled_read(s, v->addr);
 	case TAF_REC_SPAN_SWEEP:
 		return on_sweep(s, v->sweep);
 	case TAF_REC_SPAN_ALLOC: {

@@ -31,8 +31,8 @@ static uint64_t size_code(uint64_t size)
 	return 0x8000 | (size < 0x7fff ? size : 0x7fff);
 }
 
-static const struct type_entry *sampled_type(struct session *s,
-					     const struct taf_rec_heap_alloc *r)
+const struct type_entry *session_sampled_type(struct session *s,
+					  const struct taf_rec_heap_alloc *r)
 {
 	bool unknown = r->hdr.flags & TAF_ALLOC_F_NO_TYPE;
 	const struct type_entry *t = unknown ? NULL : session_type_lookup(s, r->type);
@@ -70,7 +70,7 @@ static const struct type_entry *sampled_type(struct session *s,
  * A live sample's value in s->sampled: its type_ref, and in the upper
  * half the reference of its allocation stack (alloc_stacks.h; 0: none).
  */
-static uint64_t sampled_value(struct session *s, const struct type_entry *e,
+uint64_t session_sampled_value(struct session *s, const struct type_entry *e,
 			      uint32_t stack_ref)
 {
 	return (uint64_t)stack_ref << 32 | session_type_ref_of(s, e);
@@ -92,12 +92,15 @@ int session_sampled_alloc(struct session *s,
 
 	if (r->hdr.flags & TAF_ALLOC_F_NO_TYPE)
 		s->counts.samples_untyped++;
+	/* --check-reads: a read saw it before this record came. */
+	if (s->check_reads)
+		u64_map_del(&s->reads.unconfirmed, key);
 	if (u64_map_get(&s->sampled, key, NULL)) {
 		s->counts.tiny_merged++;
 		return 0;
 	}
-	e = sampled_type(s, r);
-	if (u64_map_put(&s->sampled, key, sampled_value(s, e,
+	e = session_sampled_type(s, r);
+	if (u64_map_put(&s->sampled, key, session_sampled_value(s, e,
 			s->stacks && st->stack ?
 			alloc_stacks_ref(s->stacks, st->stack->stack_hash) : 0)))
 		return -ENOMEM;
@@ -117,8 +120,8 @@ int session_seed_sample(struct session *s, uint64_t addr, uint64_t size,
 
 	if (!addr || !size || u64_map_get(&s->sampled, key, NULL))
 		return 0;
-	e = sampled_type(s, &r);
-	return u64_map_put(&s->sampled, key, sampled_value(s, e, s->stacks ?
+	e = session_sampled_type(s, &r);
+	return u64_map_put(&s->sampled, key, session_sampled_value(s, e, s->stacks ?
 			   alloc_stacks_learn(s->stacks, pcs, npcs) : 0));
 }
 
@@ -126,6 +129,10 @@ int session_sampled_free(struct session *s, const struct taf_rec_addr *r)
 {
 	uint64_t key = r->addr & ~(uint64_t)(GO_MIN_HEAP_ALIGN - 1);
 
+	if (s->check_reads) {
+		u64_map_del(&s->reads.ever, key);
+		u64_map_del(&s->reads.never_read, key);
+	}
 	if (!u64_map_del(&s->sampled, key)) {
 		/* Sampled before we came: not in this trace. */
 		s->counts.sample_frees_unknown++;

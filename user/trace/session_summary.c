@@ -60,6 +60,40 @@ static void shadow_heap_errors_json(FILE *f, const struct session *s)
 	fputc('}', f);
 }
 
+/*
+ * --memprofilerate: "engine" ("reads" or "exact"), and the reads' counts
+ * (sample_reads.h); with --check-reads, how they compared with the probes.
+ */
+static void write_reads(FILE *f, const struct session *s)
+{
+	const struct sample_reads_counts *c = &s->reads.c;
+
+	fprintf(f, ",\n  \"memprofile_engine\": \"%s\"",
+		s->sample_reads ? "reads" : "exact");
+	if (!s->sample_reads && !s->check_reads)
+		return;
+	fprintf(f, ",\n  \"reads\": {\"done\": %" PRIu64 ", \"missed\": %" PRIu64
+		", \"unreadable\": %" PRIu64 ", \"last_samples\": %" PRIu64
+		", \"ns_total\": %" PRIu64 ", \"ns_max\": %" PRIu64
+		", \"late\": %" PRIu64 ", \"partial\": %" PRIu64
+		", \"done_at_end\": %" PRIu64 ", \"missed_at_end\": %" PRIu64
+		", \"marks\": %" PRIu64,
+		c->reads, c->missed, c->unreadable, c->last_samples,
+		c->ns_total, c->ns_max, c->late, c->partial,
+		c->reads_end + c->checked_end, c->missed_end,
+		s->counts.records[TAF_REC_GC_MARK]);
+	if (s->check_reads)
+		fprintf(f, ", \"checked\": %" PRIu64 ", \"checked_partial\": %" PRIu64
+			", \"check_missing\": %" PRIu64
+			", \"check_extra\": %" PRIu64 ", \"check_never_read\": %" PRIu64
+			", \"check_unconfirmed\": %zu",
+			c->checked, c->checked_partial, c->check_missing,
+			c->check_extra,
+			c->check_never_read,
+			s->reads.unconfirmed.len);
+	fputc('}', f);
+}
+
 int session_summary_write(const struct session *s,
 			  const uint64_t bpf_stats[TAF_STAT_MAX],
 			  const char *reason, int64_t rate_before)
@@ -138,6 +172,7 @@ int session_summary_write(const struct session *s,
 			s->counts.samples_untyped);
 		fprintf(f, ",\n  \"sample_frees_of_earlier_samples\": %" PRIu64,
 			s->counts.sample_frees_unknown);
+		write_reads(f, s);
 	}
 	fprintf(f, ",\n  \"allocations_seen\": %" PRIu64,
 		s->counts.records[TAF_REC_HEAP_ALLOC]);

@@ -45,6 +45,10 @@ struct bin_entry {
 	 * of a profile special in this runtime. */
 	struct u64_map sample_types;
 	uint8_t prof_kind;
+	/* --memprofilerate: its samples are read at each mark (no probe on
+	 * mProf_Malloc or freeSpecial); false when the binary has no
+	 * gcMarkTinyAllocs to probe, or with --memprofilerate-exact. */
+	bool sample_reads;
 };
 
 /*
@@ -53,6 +57,7 @@ struct bin_entry {
  * that is not Go at all.
  */
 #define TRACER_REFUSED_GO (-ENOTSUP)
+
 
 /*
  * What an exec record tells about a process: enough to trace it from its
@@ -91,6 +96,7 @@ struct traced {
 };
 
 struct tracer {
+	bool reads_realtime;        /* SCHED_FIFO asked for (exe_sessions.c) */
 	const struct taf_options *opt;
 	struct probes probes;
 	struct ring_buffer *rb;       /* the records and the exec hints */

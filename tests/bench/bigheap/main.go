@@ -3,7 +3,9 @@
 // attach-time snapshot stops a process (scripts/bench.sh).
 //
 // It prints "holding PID" once the heap is built and exits on SIGINT or
-// SIGTERM.
+// SIGTERM.  With -gcs N it runs runtime.GC() every 100 ms N times after
+// that, then prints "gcs done": --memprofilerate's reads of a big heap's
+// samples, one per GC mark, for make bench section 11 to time.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 )
 
 type Node struct {
@@ -24,6 +27,7 @@ var head *Node
 
 func main() {
 	n := flag.Int("n", 1<<24, "live Nodes")
+	gcs := flag.Int("gcs", 0, "after holding, GCs to run, one every 100 ms")
 	flag.Parse()
 	for i := 0; i < *n; i++ {
 		head = &Node{a: int64(i), next: head}
@@ -33,5 +37,15 @@ func main() {
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
 	fmt.Printf("holding %d\n", os.Getpid())
+	if *gcs > 0 {
+		start := make(chan os.Signal, 1)
+		signal.Notify(start, syscall.SIGUSR1)
+		<-start
+		for i := 0; i < *gcs; i++ {
+			time.Sleep(100 * time.Millisecond)
+			runtime.GC()
+		}
+		fmt.Println("gcs done")
+	}
 	<-c
 }

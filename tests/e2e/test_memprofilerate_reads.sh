@@ -1,0 +1,110 @@
+#!/bin/bash
+# test_memprofilerate_reads - --memprofilerate reads the runtime's live
+# heap-profile samples at each GC mark instead of probing where samples
+# are made and freed, and the reads agree with the probes sample by
+# sample.
+#
+# 1. Agreement, Go 1.21, 1.23, 1.25, 1.27 and 1.27 stripped PIE:
+#    `--memprofilerate-exact 4096 --check-reads -- liveprof -mix 60 MB`
+#    keeps the exact probes (mProf_Malloc, freeSpecial) and also reads
+#    the samples as every mark begins and ends.  At each read the set
+#    the probes hold must be the set the read saw (in the spans the
+#    sweep had not reached, when it overtook the read): none the probes
+#    hold that a read missed once seen, none a read saw that the probes
+#    did not allocate by the next mark.  Equal sets at every read are
+#    what makes each sample's birth (the first read that saw it) and
+#    death (the first that did not) the exact engine's.  Most marks must
+#    have been read, and the samples no read ever saw (born and freed
+#    between reads that missed, or made without a special) few.
+# 2. Counts, Go 1.27 and 1.21, from the start (-- CMD): liveprof keeps
+#    N main.Keep, runs two GCs and prints S, the samples of them its own
+#    runtime.MemProfile holds; SIGUSR1 drops them and two GCs free them.
+#    In the files (valid for Go 1.23's and 1.27's parsers): S main.Keep
+#    HeapObjectAlloc events (tracecheck's count), none live at the end
+#    (report --json) and no free of an unknown ID,
+#    no allocation record at all from the probes (summary.json
+#    allocations_seen 0: nothing probes an allocation path), engine
+#    "reads".
+source "$(dirname "$0")/lib/lib.sh"
+
+[ -x "$TRACER" ] || fail "tracer not built: $TRACER"
+TC123=$(tracecheck 1.23) || exit 1
+TC127=$(tracecheck 1.27) || exit 1
+
+# summary FILE: the reads' counts of a run's summary.json, as one line.
+summary_reads() {
+	python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d.get("reads") or {}
+print(d.get("memprofile_engine"), d["allocations_seen"],
+      d["events_written"]["HeapObjectAlloc"], r.get("marks", 0),
+      r.get("checked", 0), r.get("done_at_end", 0), r.get("check_missing", -1),
+      r.get("check_extra", -1), r.get("check_never_read", -1),
+      r.get("done", 0), r.get("missed", 0), r.get("partial", 0))
+EOF
+}
+
+agree=()
+for spec in "1.21:" "1.23:" "1.25:" "1.27:" "1.27:-stripped-pie"; do
+	ver=${spec%%:*} fl=${spec#*:}
+	BIN=$(workload liveprof "$ver" "$fl") || exit 1
+	out=$TMP/check$ver$fl
+	"$TRACER" --memprofilerate-exact 4096 --check-reads -o "$out" -- \
+		"$BIN" -rate 0 -mix 60000000 >"$TMP/c$ver$fl.log" 2>&1 ||
+		fail "Go $ver$fl: tracer: $(tail -n 3 "$TMP/c$ver$fl.log")"
+	sum=$(ls "$out"/*.summary.json | head -n 1)
+	read -r engine seen allocs marks checked ends missing extra never _ < <(summary_reads "$sum")
+	[ "$engine" = exact ] || fail "Go $ver$fl: engine '$engine' with --memprofilerate-exact"
+	[ "$marks" -ge 10 ] || fail "Go $ver$fl: $marks GC marks, want >= 10"
+	[ "$missing" = 0 ] && [ "$extra" = 0 ] ||
+		fail "Go $ver$fl: reads disagree with the probes: $missing held and not seen, $extra seen and not allocated ($(grep check-reads "$TMP/c$ver$fl.log"))"
+	# Most marks read (each as it began and as it ended).
+	[ $((checked * 2)) -ge "$marks" ] && [ $((ends * 2)) -ge "$marks" ] ||
+		fail "Go $ver$fl: $checked reads as marks began, $ends as they ended, of $marks marks"
+	[ $((never * 50)) -le "$allocs" ] ||
+		fail "Go $ver$fl: $never of $allocs samples never read"
+	agree+=("go$ver$fl: $checked+$ends reads of $marks marks agree, $never/$allocs never read")
+done
+
+counts=()
+for ver in 1.27 1.21; do
+	BIN=$(workload liveprof "$ver") || exit 1
+	out=$TMP/reads$ver
+	start_bg "$TMP/r$ver.log" "$TRACER" --memprofilerate 4096 -o "$out" -- \
+		"$BIN" -n 20000 -rate 0
+	TPID=$BG_PID
+	wait_for_line "$TMP/r$ver.log" '^ready' 60 ||
+		fail "Go $ver: liveprof did not start: $(tail -n 3 "$TMP/r$ver.log")"
+	read -r wpid S < <(sed -n 's/^ready \([0-9]*\) samples=\([0-9]*\)$/\1 \2/p' "$TMP/r$ver.log")
+	[ -n "$S" ] && [ "$S" -gt 100 ] || fail "Go $ver: liveprof holds '$S' samples, want > 100"
+	kill -USR1 "$wpid"
+	wait_exit "$TPID" 120
+	rc=$?
+	[ $rc -eq 0 ] || fail "Go $ver: tracer exited $rc: $(tail -n 3 "$TMP/r$ver.log")"
+	grep -q '^done$' "$TMP/r$ver.log" || fail "Go $ver: liveprof did not finish"
+	sum=$(ls "$out"/*.summary.json | head -n 1)
+	read -r engine seen allocs marks _ _ _ _ _ done missed partial < <(summary_reads "$sum")
+	[ "$engine" = reads ] || fail "Go $ver: engine '$engine', want reads"
+	[ "$seen" = 0 ] || fail "Go $ver: $seen allocation records: something probes an allocation path"
+	files=("$out"/*.trace)
+	check_files "$TMP/tc$ver" "${files[@]}"
+	a=$(cat "$TMP/tc$ver"/*.tc127 | awk '$1 == "type" && $2 == "main.Keep" && $4 == "allocs" { n += $5 } END { print n + 0 }')
+	unknown=$(cat "$TMP/tc$ver"/*.tc127 | awk '$1 == "replay" && $2 == "heap" && $3 == "free_of_unknown" { n += $4 } END { print n + 0 }')
+	"$TRACER" report --json "$out" >"$TMP/rep$ver.json" 2>"$TMP/rep.err" ||
+		fail "Go $ver: report --json: $(cat "$TMP/rep.err")"
+	read -r live f < <(python3 - "$TMP/rep$ver.json" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["processes"][0]
+k = [t for t in p["types"] if t["name"] == "main.Keep"]
+print(sum(t["live"] for t in k), sum(t["frees"] for t in k))
+EOF
+	)
+	# Every sample born (raw: tracecheck's count), every one freed (the
+	# report's main.Keep live is an estimate, 0 only when none is left).
+	[ "$a" = "$S" ] && [ "$live" = 0 ] && [ "$f" -gt 0 ] && [ "$unknown" = 0 ] ||
+		fail "Go $ver: main.Keep: $a samples allocated (the program's own profile holds $S), live at the end $live, frees $f, frees of unknown IDs $unknown ($done reads, $missed missed, $partial partial, $marks marks)"
+	counts+=("go$ver: main.Keep $a samples = S, all freed ($done reads of $marks marks)")
+done
+
+pass "${agree[*]}; ${counts[*]}"

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * session_reads.c - --memprofilerate's reads (sample_reads.h): at each
+ * GC mark record, the session reads its process's heap-profile samples
+ * and makes events of what changed since the last read: the samples it
+ * lacks were freed by the sweep before this mark (HeapObjectFree), those
+ * new to it were allocated since the last mark (HeapObjectAlloc).  Both
+ * are stamped with the mark.  With --check-reads the read is held
+ * against the exact probes' samples instead.
+ */
+#include "trace/session.h"
+#include "trace/session_impl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "attach/probes.h"
+#include "attach/profile_specials.h"
+#include "trace/alloc_stacks.h"
+#include "trace/sample_reads.h"
+#include "util/grow.h"
+
+void session_set_sample_reader(struct session *s, const struct probes *probes,
+			       const struct u64_map *sample_types,
+			       uint8_t prof_kind)
+{
+	s->probes = probes;
+	s->sample_types = sample_types;
+	s->prof_kind = prof_kind;
+}
+
+const struct sample_reads *session_reads(const struct session *s)
+{
+	return s->sample_reads || s->check_reads ? &s->reads : NULL;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A read needs the size and stack of the samples the session lacks. */
+static bool read_wants(void *arg, uint64_t addr)
+{
+	const struct session *s = arg;
+
+	return !u64_map_get(&s->sampled, sample_key(addr), NULL);
+}
+
+/* A sample of a read: its key, and the sample if the session lacks it. */
+static int read_sample(void *arg, const struct ps_sample *ps)
+{
+	struct session *s = arg;
+	uint64_t key = sample_key(ps->addr), type;
+	struct sample_fresh *f;
+	int rc = sample_reads_key(&s->reads, key);
+
+	if (rc || !ps->full)
+		return rc;
+	f = sample_reads_fresh(&s->reads);
+	if (!f)
+		return -ENOMEM;
+	f->key = key;
+	f->addr = ps->addr;
+	f->size = ps->size;
+	f->known = sample_stack_type(s->sample_types, s->load_bias, ps, &type);
+	f->type = type ? type + s->load_bias : 0;
+	f->npcs = (uint32_t)ps->npcs;
+	memcpy(f->pcs, ps->pcs, ps->npcs * sizeof(ps->pcs[0]));
+	return 0;
+}
+
+/* A span the walk read: kept when the read turns out partial. */
+static int read_span(void *arg, uint64_t base, uint64_t limit, bool valid)
+{
+	struct session *s = arg;
+
+	return valid ? sample_reads_span(&s->reads, base, limit) : 0;
+}
+
+/*
+ * Reads the samples now, at the mark whose record said the process had
+ * seen SWEEPS gcSweeps.  Whole if that count has not moved by the end of
+ * the walk: no sweep freed a special under it.  Partial if it moved
+ * during the walk: then only the spans not swept under it tell (their
+ * sweepgen, profile_specials.h), the rest is left for the next read.
+ * Missed if it had moved before the walk began (the read would see the
+ * new cycle's sweep under way), or when a node or bucket could not be
+ * read (a list read in part would make its samples look freed).
+ */
+static void read_now(struct session *s, uint64_t sweeps, bool end)
+{
+	struct sample_reads *r = &s->reads;
+	pid_t pid = s->target.pid;
+	uint64_t t0 = now_ns();
+	struct ps_stats st = { 0 };
+	bool ok;
+	int rc;
+
+	sample_reads_begin(r);
+	if (!s->probes || !s->sample_types || s->target.gone)
+		return;
+	if (r->reader_rc == 1) {
+		/* Said at the end (progress.c): every mark a missed read. */
+		r->reader_rc = profile_specials_open(s->bin, s->load_bias,
+						     s->prof_kind, &r->reader,
+						     r->reader_err,
+						     sizeof(r->reader_err));
+	}
+	/* Late: a gcSweep came before this read could begin. */
+	ok = r->reader_rc == 0 && probes_gc_sweeps(s->probes, pid) == sweeps;
+	if (ok) {
+		struct ps_walk_ops ops = {
+			.want = read_wants, .sample = read_sample,
+			.span = read_span, .sweepgen_delta = end ? -2 : 0,
+		};
+
+		char err[160];
+
+		/* A walk that fails is a missed read, counted (the process
+		 * may be exiting): no word of its own. */
+		rc = profile_specials_walk(&s->target, &r->reader, &ops, s,
+					   &st, err, sizeof(err));
+		r->c.unreadable += st.read_errors + st.list_errors;
+		ok = rc == 0 && !st.read_errors;
+		/* Overtaken: partial, if the spans could be told apart.  A
+		 * read at a mark's end is partial by nature: the sweep runs. */
+		r->partial = end || st.spans_swept ||
+			     probes_gc_sweeps(s->probes, pid) != sweeps;
+		if (r->partial && !r->reader.by_sweepgen)
+			ok = false;
+	} else if (r->reader_rc == 0) {
+		r->c.late++;
+	}
+	sample_reads_end(r, ok, now_ns() - t0);
+}
+
+/* The read's keys as a set. */
+static int read_set(struct sample_reads *r)
+{
+	size_t i;
+
+	u64_map_free(&r->seen);
+	u64_map_init(&r->seen);
+	for (i = 0; i < r->nkeys; i++)
+		if (u64_map_put(&r->seen, r->keys[i], 1))
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The samples the session holds and the read lacks: freed by the sweep
+ * before this mark.  With FREE, they become HeapObjectFree events at the
+ * mark; without (--check-reads), they are counted.  The keys are taken
+ * first: a map is not changed while it is walked.
+ */
+static int read_gone(struct session *s, const struct taf_rec_addr *mark,
+		     bool free_them, uint64_t *gone)
+{
+	uint64_t key, v, *dead = NULL;
+	size_t it = 0, n = 0, cap = 0, i;
+	int rc = 0;
+
+	while (u64_map_next(&s->sampled, &it, &key, &v)) {
+		if (u64_map_get(&s->reads.seen, key, NULL) ||
+		    !sample_reads_told(&s->reads, key))
+			continue;
+		if (!GROW(dead, n, cap, 64)) {
+			free(dead);
+			return -ENOMEM;
+		}
+		dead[n++] = key;
+	}
+	*gone = n;
+	for (i = 0; free_them && i < n && rc == 0; i++) {
+		u64_map_del(&s->sampled, dead[i]);
+		rc = session_emit(s, mark->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
+				  mark->hdr.ts, session_heap_object_id(s, dead[i]),
+				  0, 0);
+	}
+	free(dead);
+	return rc;
+}
+
+/* A sample the read saw first: its HeapObjectAlloc, at the mark. */
+static int read_born(struct session *s, const struct taf_rec_addr *mark,
+		     const struct sample_fresh *f)
+{
+	struct taf_rec_heap_alloc r = {
+		.hdr.flags = TAF_ALLOC_F_SAMPLED |
+			     (f->known ? 0 : TAF_ALLOC_F_NO_TYPE),
+		.addr = f->addr, .type = f->type, .size = f->size,
+	};
+	const struct type_entry *e;
+	uint32_t ref = 0;
+	uint64_t id;
+	int rc;
+
+	if (!f->known)
+		s->counts.samples_untyped++;
+	if (u64_map_get(&s->sampled, f->key, NULL))
+		return 0;   /* twice in one read: a list changed under it */
+	e = session_sampled_type(s, &r);
+	if (s->stacks)
+		ref = alloc_stacks_learn(s->stacks, f->pcs, f->npcs);
+	if (u64_map_put(&s->sampled, f->key, session_sampled_value(s, e, ref)))
+		return -ENOMEM;
+	id = session_heap_object_id(s, f->key);
+	rc = session_emit(s, mark->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC,
+			  mark->hdr.ts, id, session_gen_type_id(s, e), 0);
+	if (rc == 0 && s->stacks)
+		alloc_stacks_note_ref(s->stacks, id, tw_gen_last_event_ts(s->gen),
+				      ref);
+	return rc;
+}
+
+/*
+ * --check-reads: what the probes had allocated by this mark and not
+ * freed (s->sampled) must be what the read saw, but for samples
+ * allocated since the mark record, whose probe records come after it:
+ * those must come before the next mark.
+ */
+static int read_check(struct session *s, const struct taf_rec_addr *mark)
+{
+	struct sample_reads *r = &s->reads;
+	uint64_t key, v;
+	size_t it = 0, i;
+	int rc = 0;
+
+	r->c.checked_partial += r->partial;
+	while (u64_map_next(&r->unconfirmed, &it, &key, &v))
+		r->c.check_extra++;
+	u64_map_free(&r->unconfirmed);
+	u64_map_init(&r->unconfirmed);
+	/* What the read saw that the probes hold: seen once, a sample is
+	 * real and must be seen until freed.  One no read ever saw is
+	 * counted apart (sample_reads_counts.check_never_read). */
+	for (i = 0; rc == 0 && i < r->nkeys; i++)
+		if (u64_map_get(&s->sampled, r->keys[i], NULL))
+			rc = u64_map_put(&r->ever, r->keys[i], 1);
+	it = 0;
+	while (rc == 0 && u64_map_next(&s->sampled, &it, &key, &v)) {
+		if (u64_map_get(&r->seen, key, NULL) ||
+		    !sample_reads_told(r, key))
+			continue;
+		if (u64_map_get(&r->ever, key, NULL))
+			r->c.check_missing++;
+		else if (!u64_map_get(&r->never_read, key, NULL)) {
+			r->c.check_never_read++;
+			rc = u64_map_put(&r->never_read, key, 1);
+		}
+	}
+	for (i = 0; rc == 0 && i < r->nfresh; i++)
+		if (!u64_map_get(&s->sampled, r->fresh[i].key, NULL))
+			rc = u64_map_put(&r->unconfirmed, r->fresh[i].key, 1);
+	r->c.checked++;
+	return rc;
+}
+
+/*
+ * --check-reads at a mark's end: every sample the read saw in the spans
+ * not swept yet was allocated before the mark ended, so the probes,
+ * whose records of it came before this one, must hold it; and hold no
+ * sample there the read did not see.
+ */
+static int read_check_end(struct session *s)
+{
+	struct sample_reads *r = &s->reads;
+	uint64_t key, v;
+	size_t it = 0, i;
+
+	r->c.checked_end++;
+	for (i = 0; i < r->nfresh; i++)
+		r->c.check_extra += !u64_map_get(&s->sampled, r->fresh[i].key, NULL);
+	while (u64_map_next(&s->sampled, &it, &key, &v))
+		if (sample_reads_told(r, key) &&
+		    !u64_map_get(&r->seen, key, NULL) &&
+		    u64_map_get(&r->ever, key, NULL))
+			r->c.check_missing++;
+	return 0;
+}
+
+/*
+ * A mark ended (TAF_REC_GC_CYCLE, gcSweep's entry, world stopped): the
+ * sweep begins as the world restarts, so this read is partial, of the
+ * spans not swept yet.  What it sees that the last read did not was
+ * allocated during the mark, after that read: its HeapObjectAlloc goes
+ * just before the mark's end, in the cycle it was made in (a read at
+ * the next mark would put it one cycle late).  Nothing is freed here.
+ */
+int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
+{
+	struct sample_reads *r = &s->reads;
+	struct taf_rec_addr at = *end;
+	size_t i;
+	int rc;
+
+	if (!r->mark_seen)
+		return 0;   /* no mark read yet: nothing to add to */
+	r->mark_seen = false;
+	read_now(s, r->mark_sweeps + 1, true);
+	if (!r->ready)
+		return 0;
+	r->ready = false;
+	if (!r->consistent) {
+		r->c.missed_end++;
+		return 0;
+	}
+	rc = read_set(r);
+	if (rc)
+		return rc;
+	if (s->check_reads)
+		return read_check_end(s);
+	at.hdr.ts = end->hdr.ts ? end->hdr.ts - 1 : 0;
+	for (i = 0, rc = 0; rc == 0 && i < r->nfresh; i++)
+		rc = read_born(s, &at, &r->fresh[i]);
+	r->c.reads_end++;
+	return rc;
+}
+
+int session_sampled_read(struct session *s, const struct taf_rec_addr *mark)
+{
+	struct sample_reads *r = &s->reads;
+	uint64_t gone = 0;
+	size_t i;
+	int rc;
+
+	r->mark_seen = true;
+	r->mark_sweeps = mark->addr;
+	read_now(s, mark->addr, false);
+	if (!r->ready)
+		return 0;   /* nothing to read with, or the process is gone */
+	r->ready = false;
+	if (!r->consistent) {
+		r->c.missed++;
+		return 0;
+	}
+	rc = read_set(r);
+	if (rc)
+		return rc;
+	r->c.partial += r->partial;
+	if (s->check_reads)
+		return read_check(s, mark);
+	rc = read_gone(s, mark, true, &gone);
+	for (i = 0; rc == 0 && i < r->nfresh; i++)
+		rc = read_born(s, mark, &r->fresh[i]);
+	r->c.reads++;
+	return rc;
+}
+
