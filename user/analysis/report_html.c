@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * report_html.c - the report as one HTML page: the heap-over-time chart
- * here, the flame graph and tables in report_html_parts.c.
+ * here, the flame graph and tables in report_html_parts.c, escaped text
+ * and byte counts in report_html_text.c.
  *
  * The chart is a line chart in inline SVG (one line per type, the total
  * dashed) above a table that is also the legend.  A strip above the plot
@@ -47,73 +48,6 @@ static const char *const palette[] = {
 /* Past the palette, colours repeat with a dash pattern to tell them apart. */
 static const char *const dashes[] = { "", "8 4", "2 3", "10 3 2 3" };
 #define NDASHES (sizeof(dashes) / sizeof(dashes[0]))
-
-void html_text(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
-/* Binary units, as Go's runtime and pprof's -unit=kib report memory. */
-struct byte_unit {
-	const char *name;
-	double size;
-};
-
-static const struct byte_unit units[] = {
-	{ "B", 1.0 },
-	{ "KiB", 1024.0 },
-	{ "MiB", 1024.0 * 1024 },
-	{ "GiB", 1024.0 * 1024 * 1024 },
-	{ "TiB", 1024.0 * 1024 * 1024 * 1024 },
-};
-#define NUNITS (sizeof(units) / sizeof(units[0]))
-
-static const struct byte_unit *unit_for(double bytes)
-{
-	size_t i = 0;
-
-	while (i + 1 < NUNITS && bytes >= units[i + 1].size)
-		i++;
-	return &units[i];
-}
-
-/* "17.5 KiB": three significant digits at most, in the value's own unit. */
-void html_bytes(FILE *f, double bytes)
-{
-	const struct byte_unit *u = unit_for(bytes);
-	double v = bytes / u->size;
-
-	/* 1023 KiB would print as "1023 KiB"; "1.00 MiB" reads better. */
-	if (v >= 999.5 && u + 1 < units + NUNITS) {
-		u++;
-		v = bytes / u->size;
-	}
-	if (u->size == 1.0)
-		fprintf(f, "%.0f B", v);
-	else
-		fprintf(f, "%.*f %s", v < 10 ? 2 : v < 100 ? 1 : 0, v,
-			u->name);
-}
 
 /* The smallest 1, 2, 2.5 or 5 times a power of ten that is >= X > 0. */
 static double nice_step(double x)
@@ -178,7 +112,7 @@ static void choose_axes(const struct heap_picture *pic, struct axes *a)
 	if (peak < 1)
 		peak = 1;
 	/* Ticks in the unit of the peak, about five of them. */
-	a->y_unit = unit_for(peak);
+	a->y_unit = html_byte_unit(peak);
 	a->y_step = nice_step(peak / a->y_unit->size / 5);
 	/* No fractions of a byte. */
 	if (a->y_unit->size == 1.0 && a->y_step < 1)
