@@ -16,8 +16,8 @@
  * value), which follows ADDQ $8 / LEAQ 8(R), R' as well as moves.
  *
  * The analysis is split over alloc_sites_{x86,cfg,flow,producers,callers}.c
- * (their shared types: alloc_sites_impl.h); this file keeps as_refuse() and
- * which functions to analyse (producers, barrier callers).
+ * (their shared types: alloc_sites_impl.h); this file keeps which
+ * functions to analyse (producers, barrier callers).
  */
 #include "alloc_sites.h"
 #include "inspect/alloc_sites_impl.h"
@@ -25,7 +25,6 @@
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,18 +32,6 @@
 #include "inspect/disasm.h"
 #include "inspect/go_binary.h"
 #include "inspect/go_pclntab.h"
-
-int as_refuse(struct fn *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!f->why[0]) {
-		va_start(ap, fmt);
-		vsnprintf(f->why, sizeof(f->why), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 /* --- which functions ---------------------------------------------------- */
 

@@ -14,7 +14,8 @@
  *  - alloc_sites_flow.c       the value analyses (data flow)
  *  - alloc_sites_producers.c  producers: probe sites and their values
  *  - alloc_sites_callers.c    callers of the producers
- *  - alloc_sites.c            as_refuse() and which functions to analyse
+ *  - alloc_sites.c            which functions to analyse
+ *  - alloc_sites_refuse.c     as_refuse(), which every part calls
  */
 #ifndef ALLOC_SITES_IMPL_H
 #define ALLOC_SITES_IMPL_H
@@ -106,6 +107,8 @@ struct fn {
 	char why[200];
 };
 
+/* alloc_sites_refuse.c: F is not analysed, FMT says why (the first
+ * reason is kept).  Returns -EINVAL. */
 int as_refuse(struct fn *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
