@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 			     .rng = 0x9e3779b97f4a7c15ull };
 	struct trace_sink_stats ss;
 	struct go_binary *bin;
-	struct session s;
+	struct session *s;
 	struct target tg;
 	const char *gen_env = getenv("BENCH_DAEMON_GEN_NS");
 	uint64_t gen_ns = gen_env ? strtoull(gen_env, NULL, 0) : 1000000000ull;
@@ -399,7 +399,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "session: %s\n", err);
 		return 1;
 	}
-	session_begin(&s, 1);
+	session_begin(s, 1);
 
 	t0 = cpu_s();
 	next_cut = 1000000000ull + gen_ns;
@@ -408,24 +408,24 @@ int main(int argc, char **argv)
 		struct record_view v;
 
 		if (h->ts >= next_cut) {
-			session_cut(&s);
+			session_cut(s);
 			next_cut += gen_ns;
 		}
 		/* Decoded as the dispatcher does: part of the daemon's cost. */
 		if (record_view_decode(h, h->len, &v) == 0)
-			session_record(&s, &v);
+			session_record(s, &v);
 		off += h->len;
 	}
 	records = st.nrec;
 	{
-		uint64_t inconsistent = session_inconsistent(&s);
+		uint64_t inconsistent = session_inconsistent(s);
 		struct session_counts c;
 
-		session_cut(&s);
+		session_cut(s);
 		t1 = cpu_s();
-		c = s.counts;
-		trace_sink_get_stats(s.sink, &ss);
-		session_finish(&s);
+		c = *session_counts(s);
+		session_sink_stats(s, &ss);
+		session_finish(s);
 		printf("records %llu (%.0f MB), events %llu in %llu generations, "
 		       "%llu bytes, shadow-heap inconsistencies %llu\n",
 		       (unsigned long long)records, st.len / 1e6,

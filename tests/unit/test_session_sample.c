@@ -33,7 +33,7 @@
 struct fx {
 	char dir[64];
 	struct go_binary *bin;
-	struct session s;
+	struct session *s;
 	uint64_t ts;
 };
 
@@ -58,7 +58,7 @@ static struct fx *start_target(unsigned sample, bool tiny_as_runtime, int go,
 		target_init_gone(&tg, 4242, "t", 0, 0);
 	assert_int_equal(session_start(&f->s, &tg, f->bin, 0, &so, err,
 				       sizeof(err)), 0);
-	assert_int_equal(session_begin(&f->s, 1), 0);
+	assert_int_equal(session_begin(f->s, 1), 0);
 	f->ts = T0;
 	return f;
 }
@@ -89,7 +89,7 @@ static void feed(struct fx *f, const void *rec, size_t len)
 	struct record_view v;
 
 	assert_int_equal(record_view_decode(rec, len, &v), 0);
-	assert_int_equal(session_record(&f->s, &v), 0);
+	assert_int_equal(session_record(f->s, &v), 0);
 }
 
 static void span_alloc(struct fx *f, uint64_t base, uint8_t spanclass)
@@ -155,7 +155,7 @@ static void finish(struct fx *f, struct counts *c)
 	long len;
 	int files = 0;
 
-	session_finish(&f->s);
+	session_finish(f->s);
 	go_binary_close(f->bin);
 	memset(c, 0, sizeof(*c));
 	u64_map_init(&live);
@@ -398,8 +398,8 @@ static void test_sweep_reads_what_bpf_could_not(void **state)
 	sweep_unread(f, HEAP + GO_PAGE_SIZE, true,
 		     (uint64_t)(uintptr_t)mark_bits_mem);
 	sweep_unread(f, HEAP + 2 * GO_PAGE_SIZE, false, 16);
-	assert_int_equal(f->s.counts.sweep_bitmaps_read_late, 3 + 1);
-	assert_int_equal(f->s.counts.sweep_read_errors, 2);
+	assert_int_equal(session_counts(f->s)->sweep_bitmaps_read_late, 3 + 1);
+	assert_int_equal(session_counts(f->s)->sweep_read_errors, 2);
 	finish(f, &c);
 	assert_int_equal(c.allocs, 3 * 128);
 	assert_int_equal(c.frees, 60 - 1);

@@ -28,7 +28,6 @@
 #include "attach/profile_rate.h"
 #include "attach/profile_specials.h"
 #include "trace/alloc_stacks.h"
-#include "trace/summary_json.h"
 #include "attach/target.h"
 #include "format/trace_sink.h"
 
@@ -186,6 +185,7 @@ static void report_unprobed(struct tracer *t, const struct session *s,
 			    const struct exec_info *ei, uint64_t stopped,
 			    uint64_t objects)
 {
+	const struct target *tg = session_target(s);
 	double ms;
 
 	if (!ei || !ei->ts || stopped < ei->ts)
@@ -193,11 +193,11 @@ static void report_unprobed(struct tracer *t, const struct session *s,
 	ms = (stopped - ei->ts) / 1e6;
 	if (objects)
 		tracer_say("PID %d (%s) ran %.1f ms after its exec before it could be stopped for its new executable's probes: its %llu objects from then are exists events in its first file, not allocations",
-		    (int)s->target.pid, s->target.comm, ms,
+		    (int)tg->pid, tg->comm, ms,
 		    (unsigned long long)objects);
 	else if (t->opt->verbose)
 		tracer_say("PID %d stopped %.2f ms after its exec, before it allocated",
-		    (int)s->target.pid, ms);
+		    (int)tg->pid, ms);
 }
 
 /*
@@ -213,6 +213,7 @@ static void take_snapshot(struct tracer *t, struct session *s,
 		.span = seed_span, .object = seed_object,
 		.span_objects = seed_span_objects, .stack = seed_stack, .ctx = s,
 	};
+	const struct target *tg = session_target(s);
 	struct heap_snapshot_stats st;
 	int verbose = t->opt->verbose;
 	struct frozen fz;
@@ -220,34 +221,34 @@ static void take_snapshot(struct tracer *t, struct session *s,
 	char err[256];
 	int rc = 0;
 
-	if (t->held && t->held->pid == s->target.pid) {
+	if (t->held && t->held->pid == tg->pid) {
 		/* Stopped since its exec hint: the snapshot takes it over. */
 		fz = *t->held;
 		memset(t->held, 0, sizeof(*t->held));
 		t->held = NULL;
 	} else {
-		rc = freeze_process(s->target.pid, &fz);
+		rc = freeze_process(tg->pid, &fz);
 	}
 	t0 = tracer_now_ns();
 	if (rc) {
 		tracer_say("warning: cannot stop PID %d to read its heap (%s): its first file starts without exists events",
-		    (int)s->target.pid, strerror(-rc));
+		    (int)tg->pid, strerror(-rc));
 		session_begin(s, t0);
 		return;
 	}
 	fz_since = fz.since;
-	rc = heap_snapshot_read(&s->target, s->bin, s->load_bias, &cb, &st,
-				err, sizeof(err));
+	rc = heap_snapshot_read(tg, session_binary(s), session_load_bias(s),
+				&cb, &st, err, sizeof(err));
 	thaw_process(&fz);
 	t1 = tracer_now_ns();
 	if (rc)
 		tracer_say("warning: PID %d: %s: its first file starts without a full snapshot",
-		    (int)s->target.pid, err);
+		    (int)tg->pid, err);
 	else
 		report_unprobed(t, s, ei, fz_since, st.objects);
 	if (verbose)
 		tracer_say("PID %d snapshot: %llu spans, %llu objects (%llu typed), %llu stacks; stopped %.1f ms",
-		    (int)s->target.pid, (unsigned long long)st.spans,
+		    (int)tg->pid, (unsigned long long)st.spans,
 		    (unsigned long long)st.objects,
 		    (unsigned long long)st.typed_objects,
 		    (unsigned long long)st.stacks, (t1 - t0) / 1e6);
@@ -270,7 +271,7 @@ struct seed_ctx {
 static int seed_sample(void *arg, const struct ps_sample *ps)
 {
 	struct seed_ctx *c = arg;
-	uint64_t bias = c->s->load_bias, type = 0;
+	uint64_t bias = session_load_bias(c->s), type = 0;
 	bool known = false;
 	size_t i;
 
@@ -292,8 +293,9 @@ static int seed_sample(void *arg, const struct ps_sample *ps)
  */
 static void seed_samples(struct tracer *t, struct session *s)
 {
-	struct seed_ctx c = { s, tracer_bin_find(t, s->target.exe_dev,
-						 s->target.exe_ino), 0 };
+	const struct target *tg = session_target(s);
+	struct seed_ctx c = { s, tracer_bin_find(t, tg->exe_dev, tg->exe_ino),
+			      0 };
 	struct ps_stats st;
 	char err[256];
 	uint64_t t0 = tracer_now_ns();
@@ -301,15 +303,15 @@ static void seed_samples(struct tracer *t, struct session *s)
 
 	if (!c.be)
 		return;
-	rc = profile_specials_read(&s->target, s->bin, s->load_bias,
+	rc = profile_specials_read(tg, session_binary(s), session_load_bias(s),
 				   c.be->prof_kind, seed_sample, &c, &st,
 				   err, sizeof(err));
 	if (rc)
 		tracer_say("warning: PID %d: cannot read its live heap-profile samples (%s): its first file starts without them",
-		    (int)s->target.pid, rc == -ENOENT ? err : strerror(-rc));
+		    (int)tg->pid, rc == -ENOENT ? err : strerror(-rc));
 	else if (t->opt->verbose)
 		tracer_say("PID %d: %llu live heap-profile samples (%llu untyped, %llu unreadable) in %llu spans, read in %.1f ms",
-		    (int)s->target.pid, (unsigned long long)st.samples,
+		    (int)tg->pid, (unsigned long long)st.samples,
 		    (unsigned long long)c.untyped,
 		    (unsigned long long)st.read_errors,
 		    (unsigned long long)st.spans,
@@ -318,38 +320,45 @@ static void seed_samples(struct tracer *t, struct session *s)
 	 * could not be read is a sample the first file lacks. */
 	if (!rc && st.read_errors && !t->opt->verbose)
 		tracer_say("warning: PID %d: %llu live heap-profile samples or lists could not be read: the first file lacks them",
-		    (int)s->target.pid, (unsigned long long)st.read_errors);
+		    (int)tg->pid, (unsigned long long)st.read_errors);
 }
 
-static void sampled_begin(struct tracer *t, struct session *s, bool at_exec)
+static void sampled_begin(struct tracer *t, struct traced *p, bool at_exec)
 {
+	struct session *s = p->s;
+	const struct target *tg = session_target(s);
 	uint64_t t0 = tracer_now_ns();
 	char err[256];
 
 	/* A process at its exec has no heap yet. */
-	if (!s->target.gone && !at_exec)
+	if (!tg->gone && !at_exec)
 		seed_samples(t, s);
 	session_begin(s, t0);
-	if (s->target.gone)
+	if (tg->gone)
 		return;
-	if (profile_rate_set(s->target.pid, s->bin, s->load_bias,
+	if (profile_rate_set(tg->pid, session_binary(s), session_load_bias(s),
 			     (int64_t)t->opt->memprofilerate,
 			     at_exec,
-			     &s->rate_ctl, err, sizeof(err)))
+			     &p->rate_ctl, err, sizeof(err)))
 		tracer_say("warning: PID %d: %s: it is traced at the rate it has",
-		    (int)s->target.pid, err);
+		    (int)tg->pid, err);
 	else if (t->opt->verbose)
 		tracer_say("PID %d: runtime.MemProfileRate %lld -> %lld while traced",
-		    (int)s->target.pid, (long long)s->rate_ctl.old,
-		    (long long)s->rate_ctl.rate);
+		    (int)tg->pid, (long long)p->rate_ctl.old,
+		    (long long)p->rate_ctl.rate);
 }
 
-static int add_session(struct tracer *t, struct session *s)
+static struct traced *add_session(struct tracer *t, struct session *s)
 {
-	if (!GROW(t->sess, t->nsess, t->sess_cap, 8))
-		return -ENOMEM;
-	t->sess[t->nsess++] = s;
-	return 0;
+	struct traced *p;
+
+	if (!GROW(t->procs, t->nprocs, t->procs_cap, 8))
+		return NULL;
+	p = &t->procs[t->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->s = s;
+	p->pid = session_target(s)->pid;
+	return p;
 }
 
 /* A Go executable we cannot trace: its later processes say why too. */
@@ -404,6 +413,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	struct target tg;
 	struct bin_entry *be;
 	struct session *s;
+	struct traced *p = NULL;
 	uint64_t bias = 0;
 	char berr[256];
 	int rc;
@@ -487,28 +497,28 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 			return TRACER_REFUSED_GO;
 		}
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		target_close(&tg);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
 	/* The session owns the target from here on, and borrows bin. */
-	rc = session_start(s, &tg, bin, bias, &so, err, errlen);
-	if (rc == 0 && s->stacks)
-		rc = alloc_stacks_set_exe(s->stacks, be->path);
-	if (rc == 0)
-		rc = add_session(t, s);
+	rc = session_start(&s, &tg, bin, bias, &so, err, errlen);
+	if (rc)
+		return rc;
+	if (session_stacks(s))
+		rc = alloc_stacks_set_exe(session_stacks(s), be->path);
+	if (rc == 0) {
+		p = add_session(t, s);
+		if (!p) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+		}
+	}
 	if (rc) {
 		session_finish(s);
-		free(s);
 		return rc;
 	}
 	t->processes_seen++;
 	if (t->opt->memprofilerate) {
 		/* Seen at its exec (--all) or stopped there (-- CMD): the
 		 * runtime may not have initialised yet. */
-		sampled_begin(t, s, ei != NULL ||
+		sampled_begin(t, p, ei != NULL ||
 			      (t->child && pid == t->child));
 		return 0;
 	}
@@ -525,32 +535,33 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
  */
 void tracer_close_session(struct tracer *t, size_t i, const char *reason)
 {
-	struct session *s = t->sess[i];
+	struct traced *p = &t->procs[i];
+	struct session *s = p->s;
+	pid_t pid = p->pid;
 	struct trace_sink_stats ss;
 	uint64_t st[TAF_STAT_MAX];
 	int rc;
 
-	rc = profile_rate_restore(&s->rate_ctl);
+	rc = profile_rate_restore(&p->rate_ctl);
 	if (rc && rc != -ESRCH)
 		tracer_say("warning: PID %d: cannot restore runtime.MemProfileRate (%s)",
-		    (int)s->target.pid, strerror(-rc));
+		    (int)pid, strerror(-rc));
 	session_cut(s);
 	session_stacks_close(s);
-	if (s->sink_failed)
+	if (session_write_error(s))
 		t->write_failed = true;
-	tracer_report_session(s);
+	tracer_report_session(t, s);
 	probes_read_stats(&t->probes, st);
-	rc = summary_json_write(s, st, reason);
+	rc = session_summary_write(s, st, reason, p->rate_ctl.old);
 	if (rc)
 		tracer_say("PID %d: cannot write the summary file: %s",
-		    (int)s->target.pid, strerror(-rc));
-	trace_sink_get_stats(s->sink, &ss);
-	tracer_add_counts(&t->done, &s->counts);
+		    (int)pid, strerror(-rc));
+	session_sink_stats(s, &ss);
+	tracer_add_counts(&t->done, session_counts(s));
 	t->done_bytes += ss.bytes_written;
 	t->done_files += ss.files_written;
 	if (t->last_sess == s)
 		t->last_sess = NULL;
 	session_finish(s);
-	free(s);
-	t->sess[i] = t->sess[--t->nsess];
+	t->procs[i] = t->procs[--t->nprocs];
 }

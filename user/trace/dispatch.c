@@ -16,6 +16,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "attach/target.h"
+
 /* ---- records ---------------------------------------------------------- */
 
 /*
@@ -26,11 +28,13 @@ static struct session *find_session(struct tracer *t, pid_t pid)
 {
 	size_t i;
 
-	if (t->last_sess && t->last_sess->target.pid == pid)
+	if (t->last_sess && t->last_pid == pid)
 		return t->last_sess;
-	for (i = 0; i < t->nsess; i++)
-		if (t->sess[i]->target.pid == pid)
-			return t->last_sess = t->sess[i];
+	for (i = 0; i < t->nprocs; i++)
+		if (t->procs[i].pid == pid) {
+			t->last_pid = pid;
+			return t->last_sess = t->procs[i].s;
+		}
 	return NULL;
 }
 
@@ -72,6 +76,7 @@ static bool selected(struct tracer *t, pid_t pid, const struct exec_info *ei)
 void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 	      enum discover_how how)
 {
+	struct session *s;
 	struct frozen fz;
 	char err[512];
 	int rc;
@@ -82,7 +87,7 @@ void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 		ignore_pid(t, pid);
 		return;
 	}
-	if (t->nsess >= t->opt->max_processes) {
+	if (t->nprocs >= t->opt->max_processes) {
 		tracer_say("not tracing PID %d: --max-processes %u reached", (int)pid,
 		    t->opt->max_processes);
 		ignore_pid(t, pid);
@@ -114,8 +119,9 @@ void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 		ignore_pid(t, pid);
 		return;
 	}
-	tracer_say("tracing PID %d (%s, %s)", (int)pid, t->sess[t->nsess - 1]->target.comm,
-	    go_binary_build_info(t->sess[t->nsess - 1]->bin)->version);
+	s = t->procs[t->nprocs - 1].s;
+	tracer_say("tracing PID %d (%s, %s)", (int)pid, session_target(s)->comm,
+	    go_binary_build_info(session_binary(s))->version);
 }
 
 static void exec_info_of(const struct taf_rec_exec *r, struct exec_info *ei)
@@ -217,8 +223,8 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 		if (s) {
 			size_t i;
 
-			for (i = 0; i < t->nsess; i++)
-				if (t->sess[i] == s)
+			for (i = 0; i < t->nprocs; i++)
+				if (t->procs[i].s == s)
 					tracer_close_session(t, i, "exec");
 			if (!t->opt->all) {
 				tracer_say("PID %d exec'd another program: tracing stops",

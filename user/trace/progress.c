@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attach/target.h"
 #include "trace/alloc_stacks.h"
 #include "trace/rec_names.h"
 #include "format/trace_sink.h"
@@ -34,55 +35,58 @@ void tracer_add_counts(struct session_counts *a, const struct session_counts *b)
 	a->stacks_inline += b->stacks_inline;
 }
 
-void tracer_report_session(const struct session *s)
+void tracer_report_session(const struct tracer *t, const struct session *s)
 {
+	const struct session_counts *c = session_counts(s);
+	pid_t pid = session_target(s)->pid;
+	unsigned sample = t->opt->sample;
 	struct trace_sink_stats ss;
 
-	trace_sink_get_stats(s->sink, &ss);
-	if (s->sample > 1)
+	session_sink_stats(s, &ss);
+	if (sample > 1)
 		tracer_say("PID %d: --sample %u: %llu of %llu allocations kept, %llu allocation events written",
-		    (int)s->target.pid, s->sample,
-		    (unsigned long long)(s->counts.records[TAF_REC_HEAP_ALLOC] -
-					 s->counts.sampled_out),
-		    (unsigned long long)s->counts.records[TAF_REC_HEAP_ALLOC],
-		    (unsigned long long)s->counts.written[TW_EV_HEAP_OBJECT_ALLOC -
-							  TW_EV_FIRST]);
-	if (s->stacks)
+		    (int)pid, sample,
+		    (unsigned long long)(c->records[TAF_REC_HEAP_ALLOC] -
+					 c->sampled_out),
+		    (unsigned long long)c->records[TAF_REC_HEAP_ALLOC],
+		    (unsigned long long)c->written[TW_EV_HEAP_OBJECT_ALLOC -
+						   TW_EV_FIRST]);
+	if (session_stacks(s))
 		tracer_say("PID %d: --stacks: %llu allocations with a stack (%llu sent whole: new to the process, or forgotten by the probes), %llu allocations without stacks",
-		    (int)s->target.pid,
-		    (unsigned long long)s->counts.stacks_with,
-		    (unsigned long long)s->counts.stacks_inline,
-		    (unsigned long long)s->counts.stacks_without);
-	if (s->counts.stacks_lost)
+		    (int)pid,
+		    (unsigned long long)c->stacks_with,
+		    (unsigned long long)c->stacks_inline,
+		    (unsigned long long)c->stacks_without);
+	if (c->stacks_lost)
 		tracer_say("PID %d: --stacks: %llu stacks not written (sidecar failed, or its trace file was rotated away)",
-		    (int)s->target.pid,
-		    (unsigned long long)s->counts.stacks_lost);
-	if (s->counts.tiny_merged)
+		    (int)pid,
+		    (unsigned long long)c->stacks_lost);
+	if (c->tiny_merged)
 		tracer_say("PID %d: %llu tiny allocations shared a live 8-byte ID with an earlier one in their block and are not separate events",
-		    (int)s->target.pid, (unsigned long long)s->counts.tiny_merged);
-	if (s->counts.tiny_unreported)
+		    (int)pid, (unsigned long long)c->tiny_merged);
+	if (c->tiny_unreported)
 		tracer_say("PID %d: --tiny-as-runtime: %llu tiny allocations into an open block are not events, as in the Go %d.%d runtime's own traces",
-		    (int)s->target.pid, (unsigned long long)s->counts.tiny_unreported,
-		    1, s->go_minor);
+		    (int)pid, (unsigned long long)c->tiny_unreported,
+		    1, go_binary_build_info(session_binary(s))->minor);
 	if (session_inconsistent(s))
 		tracer_say("PID %d: %llu of %llu heap operations did not fit the shadow heap (missed or out-of-order events)",
-		    (int)s->target.pid,
+		    (int)pid,
 		    (unsigned long long)session_inconsistent(s),
 		    (unsigned long long)session_heap_ops(s));
-	if (s->counts.sweep_read_errors)
+	if (c->sweep_read_errors)
 		tracer_say("PID %d: %llu span sweeps read in part (a bitmap or the finalizer list unreadable): frees there may be missed or early",
-		    (int)s->target.pid,
-		    (unsigned long long)s->counts.sweep_read_errors);
-	if (s->counts.type_errors)
+		    (int)pid,
+		    (unsigned long long)c->sweep_read_errors);
+	if (c->type_errors)
 		tracer_say("PID %d: %llu type descriptors could not be read (events kept without type)",
-		    (int)s->target.pid, (unsigned long long)s->counts.type_errors);
-	if (s->counts.lost_on_write)
-		tracer_say("PID %d: %llu events not written: %s", (int)s->target.pid,
-		    (unsigned long long)s->counts.lost_on_write,
-		    strerror(-s->sink_error));
+		    (int)pid, (unsigned long long)c->type_errors);
+	if (c->lost_on_write)
+		tracer_say("PID %d: %llu events not written: %s", (int)pid,
+		    (unsigned long long)c->lost_on_write,
+		    strerror(-session_write_error(s)));
 	if (ss.files_written) {
 		tracer_say("PID %d: %llu events in %llu files",
-		    (int)s->target.pid, (unsigned long long)s->counts.events,
+		    (int)pid, (unsigned long long)c->events,
 		    (unsigned long long)ss.files_written);
 		tracer_say("last file %s", ss.current_path);
 	}
@@ -98,11 +102,11 @@ static void totals(struct tracer *t, struct session_counts *c,
 	*c = t->done;
 	*bytes = t->done_bytes;
 	*files = t->done_files;
-	for (i = 0; i < t->nsess; i++) {
+	for (i = 0; i < t->nprocs; i++) {
 		struct trace_sink_stats ss;
 
-		tracer_add_counts(c, &t->sess[i]->counts);
-		trace_sink_get_stats(t->sess[i]->sink, &ss);
+		tracer_add_counts(c, session_counts(t->procs[i].s));
+		session_sink_stats(t->procs[i].s, &ss);
 		*bytes += ss.bytes_written;
 		*files += ss.files_written;
 	}
@@ -129,12 +133,13 @@ static void print_stack_counts(struct tracer *t)
 	size_t i;
 
 	/* Live sessions only: a -v line is about the run going on. */
-	for (i = 0; i < t->nsess; i++) {
+	for (i = 0; i < t->nprocs; i++) {
+		struct alloc_stacks *as = session_stacks(t->procs[i].s);
 		struct alloc_stacks_counts c;
 
-		if (!t->sess[i]->stacks)
+		if (!as)
 			continue;
-		alloc_stacks_get_counts(t->sess[i]->stacks, &c);
+		alloc_stacks_get_counts(as, &c);
 		seen += c.seen;
 		whole += c.inline_pcs;
 		unknown += c.unknown;
@@ -189,15 +194,16 @@ void tracer_print_status(struct tracer *t)
 	size_t i;
 
 	tracer_print_progress(t, "status: ", true);
-	for (i = 0; i < t->nsess; i++) {
-		const struct session *s = t->sess[i];
+	for (i = 0; i < t->nprocs; i++) {
+		const struct session *s = t->procs[i].s;
+		const struct session_counts *c = session_counts(s);
 		struct trace_sink_stats ss;
 
-		trace_sink_get_stats(s->sink, &ss);
+		session_sink_stats(s, &ss);
 		tracer_say("status: PID %d (%s): %llu allocations, %llu events in %llu files, last file %s",
-		    (int)s->target.pid, s->target.comm,
-		    (unsigned long long)s->counts.records[TAF_REC_HEAP_ALLOC],
-		    (unsigned long long)s->counts.events,
+		    (int)t->procs[i].pid, session_target(s)->comm,
+		    (unsigned long long)c->records[TAF_REC_HEAP_ALLOC],
+		    (unsigned long long)c->events,
 		    (unsigned long long)ss.files_written,
 		    ss.current_path[0] ? ss.current_path : "(no file yet)");
 	}

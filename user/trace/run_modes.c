@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "attach/target.h"
+
 /* ---- modes ------------------------------------------------------------ */
 
 int tracer_start_pid(struct tracer *t)
@@ -32,13 +34,14 @@ int tracer_start_pid(struct tracer *t)
 		return rc;
 	}
 	{
-		struct session *s = t->sess[0];
-		const struct go_build_info *bi = go_binary_build_info(s->bin);
+		struct session *s = t->procs[0].s;
+		const struct go_binary *bin = session_binary(s);
+		const struct go_build_info *bi = go_binary_build_info(bin);
 
 		tracer_say("attached to PID %d (%s, %s%s%s): %zu probes, writing to %s",
-		    (int)s->target.pid, s->target.comm, bi->version,
-		    go_binary_is_pie(s->bin) ? ", PIE" : "",
-		    go_binary_has_symtab(s->bin) ? "" : ", stripped",
+		    (int)session_target(s)->pid, session_target(s)->comm,
+		    bi->version, go_binary_is_pie(bin) ? ", PIE" : "",
+		    go_binary_has_symtab(bin) ? "" : ", stripped",
 		    t->bins[0].probes, t->opt->output_dir);
 	}
 	return 0;
@@ -66,7 +69,7 @@ int tracer_start_all(struct tracer *t)
 		for (i = 0; i < t->nbins; i++)
 			attached += t->bins[i].attached;
 		tracer_say("attached to %zu Go processes (%zu executables), watching for new ones, writing to %s",
-		    t->nsess, attached, t->opt->output_dir);
+		    t->nprocs, attached, t->opt->output_dir);
 	}
 	return 0;
 }

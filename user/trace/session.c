@@ -6,7 +6,8 @@
  * other parts (session_impl.h): session_types.c (the type cache),
  * session_gen.c (events into generations, exists events, cuts),
  * session_records.c (what each record does), session_sampled.c
- * (--memprofilerate) and session_gc.c (F.gc).
+ * (--memprofilerate), session_gc.c (F.gc) and session_summary.c (the
+ * summary.json).
  */
 #include "trace/session.h"
 #include "trace/session_impl.h"
@@ -72,15 +73,15 @@ static uint64_t gen_cap_of(const struct session_opts *o)
 	return cap < quarter ? cap : quarter;
 }
 
-int session_start(struct session *s, struct target *t, struct go_binary *bin,
-		  uint64_t load_bias, const struct session_opts *o, char *err,
-		  size_t errlen)
+/* session_start's work on a zeroed S; on failure the caller finishes S. */
+static int start(struct session *s, struct target *t, struct go_binary *bin,
+		 uint64_t load_bias, const struct session_opts *o, char *err,
+		 size_t errlen)
 {
 	struct trace_sink_opts so = { 0 };
 	char name[64];
 	int rc;
 
-	memset(s, 0, sizeof(*s));
 	s->target = *t;
 	s->bin = bin;
 	s->load_bias = load_bias;
@@ -134,6 +135,28 @@ int session_start(struct session *s, struct target *t, struct go_binary *bin,
 				 why[0] ? why : strerror(-rc));
 	}
 	return rc;
+}
+
+int session_start(struct session **out, struct target *t,
+		  struct go_binary *bin, uint64_t load_bias,
+		  const struct session_opts *o, char *err, size_t errlen)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	int rc;
+
+	*out = NULL;
+	if (!s) {
+		target_close(t);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = start(s, t, bin, load_bias, o, err, errlen);
+	if (rc) {
+		session_finish(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
 }
 
 /* ---- seeding from the attach-time snapshot ---------------------------- */
@@ -207,6 +230,7 @@ void session_finish(struct session *s)
 	u64_map_free(&s->tiny_upper);
 	session_gc_free(s);
 	type_catalog_free(&s->catalog);
+	free(s);
 }
 
 uint64_t session_inconsistent(const struct session *s)
@@ -217,4 +241,41 @@ uint64_t session_inconsistent(const struct session *s)
 uint64_t session_heap_ops(const struct session *s)
 {
 	return s->heap ? shadow_heap_ops(s->heap) : 0;
+}
+
+/* ---- what the owner reads ------------------------------------------- */
+
+const struct target *session_target(const struct session *s)
+{
+	return &s->target;
+}
+
+struct go_binary *session_binary(const struct session *s)
+{
+	return s->bin;
+}
+
+uint64_t session_load_bias(const struct session *s)
+{
+	return s->load_bias;
+}
+
+const struct session_counts *session_counts(const struct session *s)
+{
+	return &s->counts;
+}
+
+struct alloc_stacks *session_stacks(const struct session *s)
+{
+	return s->stacks;
+}
+
+void session_sink_stats(const struct session *s, struct trace_sink_stats *st)
+{
+	trace_sink_get_stats(s->sink, st);
+}
+
+int session_write_error(const struct session *s)
+{
+	return s->sink_failed ? s->sink_error : 0;
 }

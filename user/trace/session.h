@@ -6,7 +6,9 @@
  * info batch), the type cache (type pointer -> name, size, ptrBytes, read
  * once from the target), the shadow heap (what is live, so every file can
  * start with "exists" events), the generation under construction and the
- * file sink.  Records come in; whole generations go out.
+ * file sink.  Records come in; whole generations go out.  What a session
+ * holds is its own (session_impl.h); its owner, the tracer, sees this
+ * API only.
  */
 #ifndef SESSION_H
 #define SESSION_H
@@ -16,20 +18,17 @@
 #include <stdint.h>
 
 #include "attach/probes.h"
-#include "attach/profile_rate.h"
-#include "attach/target.h"
-#include "format/gc_sidecar.h"
 #include "trace/record_view.h"
 #include "format/trace_writer.h"
-#include "format/type_catalog.h"
 #include "traceaf_events.h"
-#include "util/u64_map.h"
 
 struct alloc_stacks;
 struct go_binary;
-struct go_type_reader;
-struct shadow_heap;
-struct trace_sink;
+struct target;
+struct trace_sink_stats;
+
+/* A traced process; what it holds is its own (session_impl.h). */
+struct session;
 
 /*
  * Trace timestamps are ticks of 64 ns (the frequency batch says 1e9/64 per
@@ -91,84 +90,17 @@ struct session_counts {
 	uint64_t stacks_inline;  /* records that carried their PCs (first of a stack) */
 };
 
-struct session {
-	struct target target;
-	struct go_binary *bin;
-	struct go_type_reader *types;
-	uint64_t load_bias;
-	int go_minor;
-	struct tw_heap_info info;
-	bool info_ready;                 /* min_page_heap_addr known */
-	bool exists_pending;             /* rotated: exists before next event */
-
-	struct u64_map type_index;       /* type addr -> catalogue ref, 0: unreadable */
-	/* --memprofilerate: (type addr, sampled slot size) -> index + 1 of
-	 * an entry with that size (sampled_type). */
-	struct u64_map sized_index;
-	/* --memprofilerate: live sampled objects, 8-byte ID address ->
-	 * type_ref (the shadow heap, which models spans, is not used). */
-	struct u64_map sampled;
-	uint64_t memprofilerate;         /* 0: full mode */
-	struct profile_rate rate_ctl;    /* the target's rate while traced */
-	char sampling_file[256];         /* last file given its F.sampling */
-	/*
-	 * GC cycle marks (runtime.gcSweep, session_gc.c): those of the
-	 * generation being built, and those of the current file, whose F.gc
-	 * is rewritten whole after each of its generations.
-	 */
-	struct gc_mark *gc_pending, *gc_file;
-	size_t ngc_pending, gc_pending_cap, ngc_file, gc_file_cap;
-	char gc_file_name[256];
-	/* Every type read from the target, kept across generations; each
-	 * generation marks those it defines (format/type_catalog.h). */
-	struct type_catalog catalog;
-
-	struct shadow_heap *heap;
-	/*
-	 * Tiny blocks (16 B) whose upper 8-byte half holds an object: the
-	 * trace's heap IDs have 8-byte resolution, so such a block is two
-	 * IDs, and its free must release both.
-	 */
-	struct u64_map tiny_upper;
-	bool tiny_as_runtime;            /* --tiny-as-runtime */
-
-	struct tw_gen *gen;              /* generation under construction */
-	uint64_t last_ts;                /* floor for the next generation */
-	uint64_t start_ts;               /* records before this are dropped */
-	uint64_t stop_ts;                /* and after this, when non-zero */
-	bool started;
-	struct trace_sink *sink;
-	bool sink_failed;
-	bool sink_failure_said;          /* the tracer has reported it */
-	int sink_error;
-	uint64_t gen_cap;                /* cut past this many event bytes */
-	uint64_t gen_base;               /* event bytes of the exists events */
-
-	unsigned sample;                 /* 1 heap allocation in N is kept */
-	struct alloc_stacks *stacks;     /* --stacks, else NULL */
-	struct session_counts counts;
-	uint64_t gen_events[TW_EV_COUNT];    /* in the generation being built */
-	uint64_t started_realtime;           /* seconds since the epoch */
-	/*
-	 * The process is gone; its files are closed once the ring buffer's
-	 * consumer has passed exit_ring_pos (ring_pos.h says why).
-	 */
-	bool exited;
-	uint64_t exit_ring_pos;
-	bool close_deferred;             /* records were still queued */
-	uint64_t records_when_deferred;  /* records seen at that moment */
-};
 
 /*
- * Sets up tracing state for an opened target (the session takes ownership
- * of it) and a binary (borrowed: it must outlive the session).  Reads the
- * heap base from the target when it can; otherwise (the process is gone,
- * or its heap does not exist yet) from the first record.  No generation
- * exists until session_begin().
+ * A new session in *OUT for an opened target (the session takes ownership
+ * of it, and closes it if this fails) and a binary (borrowed: it must
+ * outlive the session).  Reads the heap base from the target when it
+ * can; otherwise (the process is gone, or its heap does not exist yet)
+ * from the first record.  No generation exists until session_begin().
  */
-int session_start(struct session *s, struct target *t, struct go_binary *bin,
-		  uint64_t load_bias, const struct session_opts *o, char *err,
-		  size_t errlen);
+int session_start(struct session **out, struct target *t,
+		  struct go_binary *bin, uint64_t load_bias,
+		  const struct session_opts *o, char *err, size_t errlen);
 
 /* Seeds the shadow heap with what exists when tracing begins. */
 int session_seed_span(struct session *s, uint64_t base, uint64_t npages,
@@ -225,11 +157,39 @@ int session_rotate(struct session *s);
  */
 void session_stacks_close(struct session *s);
 
-/* Cuts the last generation and closes everything. */
+/* Cuts the last generation, closes everything and frees S. */
 void session_finish(struct session *s);
 
 /* Replay inconsistencies the shadow heap saw, and operations fed. */
 uint64_t session_inconsistent(const struct session *s);
 uint64_t session_heap_ops(const struct session *s);
+
+/*
+ * What the session's owner reads of it: the process, its executable and
+ * where that is loaded, the counts so far, the --stacks state (NULL
+ * without), the sink's files so far, and the -errno of the write that
+ * failed (0: none; after one, later generations are counted as lost).
+ */
+const struct target *session_target(const struct session *s);
+struct go_binary *session_binary(const struct session *s);
+uint64_t session_load_bias(const struct session *s);
+const struct session_counts *session_counts(const struct session *s);
+struct alloc_stacks *session_stacks(const struct session *s);
+void session_sink_stats(const struct session *s, struct trace_sink_stats *st);
+int session_write_error(const struct session *s);
+
+/*
+ * Writes COMM-PID-YYYYMMDDTHHMMSSZ.summary.json (the session's start
+ * time) in the directory of the session's trace files, with
+ * O_EXCL|O_NOFOLLOW, mode 0640: the honest account of the process, what
+ * was seen, written, dropped and lost, per kind, and which files hold
+ * it (session_summary.c).  `bpf_stats` are the probes' counters (drops
+ * per record kind; shared by all processes traced by one run), `reason`
+ * why tracing ended, `rate_before` (--memprofilerate) the target's
+ * runtime.MemProfileRate before it was traced.  Returns 0 or -errno.
+ */
+int session_summary_write(const struct session *s,
+			  const uint64_t bpf_stats[TAF_STAT_MAX],
+			  const char *reason, int64_t rate_before);
 
 #endif /* SESSION_H */

@@ -1,15 +1,85 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * session_impl.h - what the parts of a session share: session.c,
- * session_types.c, session_gen.c, session_records.c, session_sampled.c
- * and session_gc.c; not for other modules (they use session.h).
+ * session_types.c, session_gen.c, session_records.c, session_sampled.c,
+ * session_gc.c and session_summary.c; not for other modules (they use
+ * session.h, where a session is opaque).
  */
 #ifndef SESSION_IMPL_H
 #define SESSION_IMPL_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "attach/target.h"
+#include "format/gc_sidecar.h"
+#include "format/trace_writer.h"
+#include "format/type_catalog.h"
 #include "trace/session.h"
+#include "util/u64_map.h"
+
+struct go_type_reader;
+struct shadow_heap;
+
+/* One traced process (session.h); its owner holds a pointer only. */
+struct session {
+	struct target target;
+	struct go_binary *bin;
+	struct go_type_reader *types;
+	uint64_t load_bias;
+	int go_minor;
+	struct tw_heap_info info;
+	bool info_ready;                 /* min_page_heap_addr known */
+	bool exists_pending;             /* rotated: exists before next event */
+
+	struct u64_map type_index;       /* type addr -> catalogue ref, 0: unreadable */
+	/* --memprofilerate: (type addr, sampled slot size) -> index + 1 of
+	 * an entry with that size (sampled_type). */
+	struct u64_map sized_index;
+	/* --memprofilerate: live sampled objects, 8-byte ID address ->
+	 * type_ref (the shadow heap, which models spans, is not used). */
+	struct u64_map sampled;
+	uint64_t memprofilerate;         /* 0: full mode */
+	char sampling_file[256];         /* last file given its F.sampling */
+	/*
+	 * GC cycle marks (runtime.gcSweep, session_gc.c): those of the
+	 * generation being built, and those of the current file, whose F.gc
+	 * is rewritten whole after each of its generations.
+	 */
+	struct gc_mark *gc_pending, *gc_file;
+	size_t ngc_pending, gc_pending_cap, ngc_file, gc_file_cap;
+	char gc_file_name[256];
+	/* Every type read from the target, kept across generations; each
+	 * generation marks those it defines (format/type_catalog.h). */
+	struct type_catalog catalog;
+
+	struct shadow_heap *heap;
+	/*
+	 * Tiny blocks (16 B) whose upper 8-byte half holds an object: the
+	 * trace's heap IDs have 8-byte resolution, so such a block is two
+	 * IDs, and its free must release both.
+	 */
+	struct u64_map tiny_upper;
+	bool tiny_as_runtime;            /* --tiny-as-runtime */
+
+	struct tw_gen *gen;              /* generation under construction */
+	uint64_t last_ts;                /* floor for the next generation */
+	uint64_t start_ts;               /* records before this are dropped */
+	uint64_t stop_ts;                /* and after this, when non-zero */
+	bool started;
+	struct trace_sink *sink;
+	bool sink_failed;
+	int sink_error;
+	uint64_t gen_cap;                /* cut past this many event bytes */
+	uint64_t gen_base;               /* event bytes of the exists events */
+
+	unsigned sample;                 /* 1 heap allocation in N is kept */
+	struct alloc_stacks *stacks;     /* --stacks, else NULL */
+	struct session_counts counts;
+	uint64_t gen_events[TW_EV_COUNT];    /* in the generation being built */
+	uint64_t started_realtime;           /* seconds since the epoch */
+};
 
 /* runtime/malloc.go minAlign on linux/amd64: the trace's heap ID unit. */
 #define GO_MIN_HEAP_ALIGN 8

@@ -75,18 +75,19 @@ static void catch_signals(void)
 
 static uint64_t records_of(const struct session *s)
 {
+	const struct session_counts *c = session_counts(s);
 	uint64_t n = 0;
 	int k;
 
 	for (k = 0; k < TAF_REC_KIND_MAX; k++)
-		n += s->counts.records[k];
+		n += c->records[k];
 	return n;
 }
 
-static bool session_over(const struct tracer *t, const struct session *s)
+static bool session_over(const struct tracer *t, const struct traced *p)
 {
-	return !target_alive(&s->target) ||
-	       (t->child_done && s->target.pid == t->child);
+	return !target_alive(session_target(p->s)) ||
+	       (t->child_done && p->pid == t->child);
 }
 
 /* Finishes sessions whose process is gone; reaps the -- CMD child. */
@@ -104,25 +105,25 @@ static void check_exits(struct tracer *t)
 					  WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 		}
 	}
-	for (i = 0; i < t->nsess; i++) {
-		struct session *s = t->sess[i];
+	for (i = 0; i < t->nprocs; i++) {
+		struct traced *p = &t->procs[i];
 
-		if (!s->exited && session_over(t, s)) {
+		if (!p->exited && session_over(t, p)) {
 			/* Every record it made was reserved below this. */
-			s->exited = true;
-			s->exit_ring_pos = ring_pos_producer(&t->rpos);
+			p->exited = true;
+			p->exit_ring_pos = ring_pos_producer(&t->rpos);
 		}
-		any |= s->exited;
+		any |= p->exited;
 	}
 	if (any || t->child_done) {
 		/* What the processes sent before they went belongs to them. */
 		tracer_drain(t);
 	}
 	i = 0;
-	while (i < t->nsess) {
-		struct session *s = t->sess[i];
+	while (i < t->nprocs) {
+		struct traced *p = &t->procs[i];
 
-		if (!s->exited) {
+		if (!p->exited) {
 			i++;
 			continue;
 		}
@@ -133,21 +134,21 @@ static void check_exits(struct tracer *t)
 		 * descheduling the vCPU): closing now would drop whatever this
 		 * process queued behind that record (ring_pos.h).
 		 */
-		if (!ring_pos_passed(&t->rpos, s->exit_ring_pos)) {
+		if (!ring_pos_passed(&t->rpos, p->exit_ring_pos)) {
 			waiting = true;
-			if (!s->close_deferred) {
-				s->close_deferred = true;
-				s->records_when_deferred = records_of(s);
+			if (!p->close_deferred) {
+				p->close_deferred = true;
+				p->records_when_deferred = records_of(p->s);
 			}
 			i++;
 			continue;
 		}
-		tracer_say("PID %d exited", (int)s->target.pid);
-		if (s->close_deferred && t->opt->verbose)
+		tracer_say("PID %d exited", (int)p->pid);
+		if (p->close_deferred && t->opt->verbose)
 			tracer_say("PID %d: %llu records came after its exit was seen, queued behind another probe's unfinished record",
-			    (int)s->target.pid,
-			    (unsigned long long)(records_of(s) -
-						 s->records_when_deferred));
+			    (int)p->pid,
+			    (unsigned long long)(records_of(p->s) -
+						 p->records_when_deferred));
 		tracer_close_session(t, i, "exit");
 		if (!t->opt->all)
 			t->stop = true;
@@ -164,27 +165,28 @@ static void cut_generations(struct tracer *t, bool new_file)
 {
 	size_t i;
 
-	for (i = 0; i < t->nsess; i++) {
-		struct session *s;
+	for (i = 0; i < t->nprocs; i++) {
+		struct traced *p;
+		int err;
 
 		/* Encoding a busy process's generation takes ms: hints first. */
 		if (t->hints)
 			ring_buffer__consume(t->hints);
-		s = t->sess[i];
+		p = &t->procs[i];
 		if (new_file)
-			session_rotate(s);
+			session_rotate(p->s);
 		else
-			session_cut(s);
+			session_cut(p->s);
 		/* Failed here, or in a cut by size (session_record). */
-		if (s->sink_failed && !s->sink_failure_said) {
-			s->sink_failure_said = true;
+		err = session_write_error(p->s);
+		if (err && !p->sink_failure_said) {
+			p->sink_failure_said = true;
 			/*
 			 * Nothing more can be kept: say so now, and
 			 * stop making the target pay for probes.
 			 */
 			tracer_say("PID %d: cannot write trace files: %s; %s",
-			    (int)s->target.pid,
-			    strerror(-s->sink_error),
+			    (int)p->pid, strerror(-err),
 			    t->opt->all ? "its later events are counted as lost" :
 			    "stopping (files written so far are valid)");
 			if (!t->opt->all)
@@ -251,7 +253,7 @@ static void run_loop(struct tracer *t)
 			cut_generations(t, new_file);
 			if (new_file)
 				tracer_say("SIGUSR1: current files ended (traced processes: %zu); the next events start new ones",
-				    t->nsess);
+				    t->nprocs);
 			next_cut = now + t->opt->gen_period_ns;
 		}
 		if (status_request) {
@@ -360,16 +362,16 @@ out:
 		uint64_t stop = tracer_now_ns();
 		size_t i;
 
-		for (i = 0; i < t.nsess; i++)
-			session_stop(t.sess[i], stop);
+		for (i = 0; i < t.nprocs; i++)
+			session_stop(t.procs[i].s, stop);
 	}
 	tracer_drain(&t);
 	probes_detach(&t.probes);
 	tracer_drain(&t);
-	while (t.nsess) {
-		if (t.sess[t.nsess - 1]->sink_failed)
+	while (t.nprocs) {
+		if (session_write_error(t.procs[t.nprocs - 1].s))
 			failed = true;
-		tracer_close_session(&t, t.nsess - 1,
+		tracer_close_session(&t, t.nprocs - 1,
 			      stop_signal ? "signal" : "stopped");
 	}
 	if (!failed || t.processes_seen) {
@@ -383,7 +385,7 @@ out:
 	ring_buffer__free(t.rb);
 	ring_pos_close(&t.rpos);
 	probes_destroy(&t.probes);
-	free(t.sess);
+	free(t.procs);
 	{
 		size_t i;
 

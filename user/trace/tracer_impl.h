@@ -20,6 +20,7 @@
 #include "inspect/go_binary.h"
 #include "attach/freeze.h"
 #include "attach/probes.h"
+#include "attach/profile_rate.h"
 #include "attach/ring_pos.h"
 #include "trace/session.h"
 #include "util/u64_map.h"
@@ -72,6 +73,23 @@ enum discover_how {
 				 with ptrace until its probes are live */
 };
 
+/* A traced process: its session, and what the tracer keeps about it. */
+struct traced {
+	struct session *s;
+	pid_t pid;                    /* its target's: the records' key */
+	struct profile_rate rate_ctl; /* --memprofilerate: the target's rate
+					 while traced */
+	bool sink_failure_said;       /* a failed write was reported */
+	/*
+	 * The process is gone; its files are closed once the ring buffer's
+	 * consumer has passed exit_ring_pos (ring_pos.h says why).
+	 */
+	bool exited;
+	uint64_t exit_ring_pos;
+	bool close_deferred;          /* records were still queued */
+	uint64_t records_when_deferred; /* records seen at that moment */
+};
+
 struct tracer {
 	const struct taf_options *opt;
 	struct probes probes;
@@ -85,9 +103,10 @@ struct tracer {
 	struct bin_entry *bins;
 	size_t nbins, bins_cap;
 
-	struct session **sess;
-	size_t nsess, sess_cap;
-	struct session *last_sess;    /* find_session's last hit */
+	struct traced *procs;
+	size_t nprocs, procs_cap;
+	struct session *last_sess;    /* find_session's last hit, */
+	pid_t last_pid;               /* and its PID */
 	struct u64_map ignored;       /* PIDs not to look at again */
 
 	pid_t child;                  /* -- CMD */
@@ -154,7 +173,7 @@ int tracer_start_cmd(struct tracer *t);
 
 /* progress.c: counts and lines on stderr */
 void tracer_add_counts(struct session_counts *a, const struct session_counts *b);
-void tracer_report_session(const struct session *s);
+void tracer_report_session(const struct tracer *t, const struct session *s);
 void tracer_print_progress(struct tracer *t, const char *prefix, bool rss);
 void tracer_print_drops(struct tracer *t);
 void tracer_print_status(struct tracer *t);

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* summary_json.c - the per-process JSON sidecar. */
-#include "summary_json.h"
+/*
+ * session_summary.c - the per-process JSON sidecar (session.h,
+ * session_summary_write): a part of the session, whose counts, shadow
+ * heap and sink it reads.
+ */
+#include "trace/session.h"
+#include "trace/session_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +17,6 @@
 
 #include "inspect/go_binary.h"
 #include "trace/rec_names.h"
-#include "trace/session.h"
 #include "trace/shadow_heap.h"
 #include "format/trace_sink.h"
 
@@ -56,9 +60,9 @@ static void shadow_heap_errors_json(FILE *f, const struct session *s)
 	fputc('}', f);
 }
 
-int summary_json_write(const struct session *s,
-		       const uint64_t bpf_stats[TAF_STAT_MAX],
-		       const char *reason)
+int session_summary_write(const struct session *s,
+			  const uint64_t bpf_stats[TAF_STAT_MAX],
+			  const char *reason, int64_t rate_before)
 {
 	const struct go_build_info *bi = go_binary_build_info(s->bin);
 	struct trace_sink_stats ss;
@@ -129,7 +133,7 @@ int summary_json_write(const struct session *s,
 	fprintf(f, ",\n  \"memprofilerate\": %" PRIu64, s->memprofilerate);
 	if (s->memprofilerate) {
 		fprintf(f, ",\n  \"memprofilerate_before\": %" PRId64,
-			s->rate_ctl.old);
+			rate_before);
 		fprintf(f, ",\n  \"samples_untyped\": %" PRIu64,
 			s->counts.samples_untyped);
 		fprintf(f, ",\n  \"sample_frees_of_earlier_samples\": %" PRIu64,
