@@ -15,6 +15,8 @@ can hold many.
 
 Usage: tools/call_graph.py [-v] [BUILD/obj]     (default build/obj)
   -v  every edge, with the functions it is made of
+Run from the top of the tree, after a build: an object whose user/*.c is
+gone (a renamed file) is skipped.
 """
 import os
 import subprocess
@@ -30,9 +32,9 @@ for stage in sorted(os.listdir(obj)):
     if stage == 'gen' or not os.path.isdir(d):
         continue
     for n in sorted(os.listdir(d)):
-        if not n.endswith('.o'):
-            continue
         f = stage + '/' + n[:-2]
+        if not n.endswith('.o') or not os.path.exists('user/' + f + '.c'):
+            continue
         nm = subprocess.run(['nm', os.path.join(d, n)], check=True,
                             capture_output=True, text=True).stdout
         used[f] = set()
