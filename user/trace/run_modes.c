@@ -106,7 +106,7 @@ static int resolve_cmd(const char *cmd, char *out, size_t outlen)
  * its session opens there, with the process alive and mapped (its load
  * address and type descriptors readable however short it lives: the
  * probes submit quietly, so its first record may be read only after it
- * exited), and with --memprofilerate the rate is set (binary_cache.c,
+ * exited), and with --memprofilerate the rate is set (exe_sessions.c,
  * sampled_begin) before the runtime runs a line.  Then the child goes on,
  * no longer traced by ptrace.
  */

@@ -7,7 +7,7 @@
  * the ring buffer, cut generations on the period, finish sessions whose
  * process exited, until stopped; detach, drain, finalize, report.
  *
- * The rest of the tracer: binary_cache.c (executables, opening and closing
+ * The rest of the tracer: exe_sessions.c (executables, opening and closing
  * sessions), dispatch.c (records to sessions), run_modes.c (-p, --all,
  * -- CMD), progress.c (counts on stderr), tracer_say.c (a line on
  * stderr); tracer_impl.h is shared by them.

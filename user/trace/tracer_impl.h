@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tracer_impl.h - PRIVATE to user/trace/tracer.c, binary_cache.c,
+ * tracer_impl.h - PRIVATE to user/trace/tracer.c, exe_sessions.c,
  * dispatch.c, run_modes.c, progress.c and tracer_say.c: the tracer's
  * state and the functions these files call in one another.  Nothing else
  * includes it; the public entry point is in tracer.h.
@@ -148,7 +148,7 @@ static inline uint64_t tracer_now_ns(void)
 /* tracer_say.c: "traceaf-bpf: " FMT "\n" on stderr. */
 void tracer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* binary_cache.c: executables and the session table */
+/* exe_sessions.c: executables and the session table */
 struct bin_entry *tracer_bin_find(struct tracer *t, uint64_t dev, uint64_t ino);
 struct bin_entry *tracer_bin_add(struct tracer *t, uint64_t dev, uint64_t ino);
 int tracer_attach_binary(struct tracer *t, struct bin_entry *be,

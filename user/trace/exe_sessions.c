@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * binary_cache.c - the executables the probes are attached to, and the
- * session table: opening a session for a process and closing it.
+ * exe_sessions.c - the executables the probes are attached to, and the
+ * session table (struct traced): opening a session for a process and
+ * closing it.
  *
  * Each executable (by device and inode) is opened, planned and attached
  * once, however many processes run it; its go_binary stays open for the
