@@ -18,6 +18,7 @@
 #include "analysis/report_html.h"
 #include "analysis/report_sections.h"
 #include "analysis/report_text.h"
+#include "util/fnv.h"
 #include "util/u64_map.h"
 
 #define NTABLES 5
@@ -55,10 +56,8 @@ struct flame {
 
 static uint64_t name_key(uint32_t parent, const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ parent;
+	uint64_t h = fnv1a64(s, strlen(s), FNV1A64_SEED ^ parent);
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
 	return h ? h : 1;
 }
 

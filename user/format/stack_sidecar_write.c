@@ -8,6 +8,7 @@
  */
 #include "stack_sidecar.h"
 #include "stack_sidecar_impl.h"
+#include "util/fnv.h"
 #include "util/u64_map.h"
 #include "util/uvarint.h"
 
@@ -153,7 +154,7 @@ static int add_string(struct stack_sidecar_writer *w, const char *s,
 	if (!s || !*s || !strcmp(s, unknown))
 		return 0;
 	len = strnlen(s, MAX_STRING);
-	key = hash_bytes(HASH_SEED, s, len) | 1;
+	key = fnv1a64(s, len, FNV1A64_SEED) | 1;
 	if (u64_map_get(&w->str_index, key, &v) &&
 	    !strncmp(w->str[v - 1], s, len) && !w->str[v - 1][len]) {
 		*sid = (uint32_t)v;
@@ -202,8 +203,8 @@ int stack_sidecar_writer_add_frame(struct stack_sidecar_writer *w,
 		err = add_string(w, f->file, &wf.file);
 	if (err)
 		return w->err = err;
-	key = hash_bytes(HASH_SEED, &wf.pc, sizeof(wf.pc));
-	key = hash_bytes(key, &wf.func, sizeof(wf.func) * 3) | 1;
+	key = fnv1a64(&wf.pc, sizeof(wf.pc), FNV1A64_SEED);
+	key = fnv1a64(&wf.func, sizeof(wf.func) * 3, key) | 1;
 	if (u64_map_get(&w->frame_index, key, &v) &&
 	    frame_equal(&w->frame[v - 1], &wf)) {
 		*frame_id = (uint32_t)v;
@@ -256,7 +257,7 @@ int stack_sidecar_writer_add_stack(struct stack_sidecar_writer *w,
 	for (i = 0; i < n; i++)
 		if (frame_ids[i] == 0 || frame_ids[i] > w->nframe)
 			return -EINVAL;
-	key = hash_bytes(HASH_SEED, frame_ids, n * sizeof(*frame_ids)) | 1;
+	key = fnv1a64(frame_ids, n * sizeof(*frame_ids), FNV1A64_SEED) | 1;
 	if (u64_map_get(&w->stack_index, key, &v) &&
 	    stack_equal(w, v, frame_ids, n)) {
 		*stack_id = (uint32_t)v;
