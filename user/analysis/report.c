@@ -15,6 +15,7 @@
 #include "report.h"
 #include "analysis/report_sections.h"
 #include "analysis/report_text.h"
+#include "util/json_str.h"
 
 #define DEFAULT_TOP 15
 
@@ -531,9 +532,9 @@ static void json_leak(const struct hr_leak *l)
 static void json_site(const struct hr_site *s)
 {
 	printf("{\"func\":");
-	report_json_str(s->frame.func);
+	json_str(stdout, s->frame.func);
 	printf(",\"file\":");
-	report_json_str(s->frame.file);
+	json_str(stdout, s->frame.file);
 	printf(",\"line\":%u}", s->frame.line);
 }
 
@@ -558,12 +559,12 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		tot.live_bytes += c->live_bytes;
 	}
 	printf("{\"name\":");
-	report_json_str(p->name);
+	json_str(stdout, p->name);
 	printf(",\"files\":[");
 	for (i = 0; i < p->nfiles; i++) {
 		if (i)
 			putchar(',');
-		report_json_str(p->files[i]);
+		json_str(stdout, p->files[i]);
 	}
 	printf("],\"format\":%u,\"generations\":%llu,\"events\":%llu,\"duration_s\":%.6f,\"have_stacks\":%s,\"memprofilerate\":%llu,\"estimated\":%s,\"totals\":{",
 	       h->format_version, (unsigned long long)h->generations,
@@ -579,7 +580,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		const struct hr_type *t = &h->types[ord[i]];
 
 		printf("%s{\"name\":", i ? "," : "");
-		report_json_str(t->name);
+		json_str(stdout, t->name);
 		printf(",\"size\":%llu,", (unsigned long long)t->size);
 		json_counts(&t->c);
 		printf(",\"peak_live_bytes\":%llu,",
@@ -616,7 +617,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 			continue;
 		printf("%s{\"type\":", first ? "" : ",");
 		first = false;
-		report_json_str(t->name);
+		json_str(stdout, t->name);
 		putchar(',');
 		json_leak(&t->leak);
 		printf(",\"site\":");
@@ -636,7 +637,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		printf("%s{\"site\":", i ? "," : "");
 		json_site(s);
 		printf(",\"type\":");
-		report_json_str(h->types[s->top_type].name);
+		json_str(stdout, h->types[s->top_type].name);
 		putchar(',');
 		json_counts(&s->c);
 		printf(",\"leak_suspect\":%s,", s->leak.suspect ? "true" :
@@ -656,13 +657,13 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		printf("%s{\"frames\":[", i ? "," : "");
 		for (k = 0; k < st->nframes; k++) {
 			printf("%s{\"func\":", k ? "," : "");
-			report_json_str(st->frames[k].func);
+			json_str(stdout, st->frames[k].func);
 			printf(",\"file\":");
-			report_json_str(st->frames[k].file);
+			json_str(stdout, st->frames[k].file);
 			printf(",\"line\":%u}", st->frames[k].line);
 		}
 		printf("],\"type\":");
-		report_json_str(h->types[sums[i].type].name);
+		json_str(stdout, h->types[sums[i].type].name);
 		printf(",\"allocs\":%llu,\"alloc_bytes\":%llu,\"live\":%llu,\"live_bytes\":%llu}",
 		       (unsigned long long)sums[i].allocs,
 		       (unsigned long long)sums[i].alloc_bytes,

@@ -15,7 +15,7 @@
 
 #include "analysis/heap_replay.h"
 #include "analysis/report.h"
-#include "analysis/report_text.h"
+#include "util/json_str.h"
 
 struct diff_row {
 	char *key;             /* type name, or "func (file:line)" */
@@ -159,7 +159,7 @@ static void json_set(const char *name, struct diff_set *d, unsigned top)
 		const struct diff_row *r = &d->rows[i];
 
 		printf("%s{\"key\":", i ? "," : "");
-		report_json_str(r->key);
+		json_str(stdout, r->key);
 		printf(",\"old_alloc_bytes\":%" PRIu64 ",\"new_alloc_bytes\":%" PRIu64
 		       ",\"old_allocs\":%" PRIu64 ",\"new_allocs\":%" PRIu64
 		       ",\"old_live_bytes\":%" PRIu64 ",\"new_live_bytes\":%" PRIu64 "}",

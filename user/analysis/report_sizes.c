@@ -38,6 +38,7 @@
 #include "analysis/heap_replay.h"
 #include "analysis/report_html.h"
 #include "analysis/report_text.h"
+#include "util/json_str.h"
 #include "inspect/go_sizeclasses.h"
 
 #define TINY_MAX 15
@@ -339,7 +340,7 @@ void report_json_sizes(const struct heap_replay *h)
 		const struct hr_type *t = &h->types[st->type];
 
 		printf("%s{\"type\":", i ? "," : "");
-		report_json_str(t->name);
+		json_str(stdout, t->name);
 		printf(",\"type_size\":%" PRIu64 ",\"pointers\":%s,\"objects\":%"
 		       PRIu64 ",\"slot_bytes\":%" PRIu64 ",\"lost_min\":%" PRIu64
 		       ",\"lost_max\":%" PRIu64 ",\"tiny_objects\":%" PRIu64

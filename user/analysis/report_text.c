@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* report_text.c - numbers and strings as the report writes them. */
+/* report_text.c - numbers as the report writes them. */
 #include "report_text.h"
 
 #include <stdio.h>
@@ -16,20 +16,4 @@ const char *report_human_bytes(uint64_t b, char *buf, size_t len)
 	}
 	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
 	return buf;
-}
-
-void report_json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
 }
