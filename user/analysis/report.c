@@ -159,19 +159,6 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 
 /* ---- helpers ---- */
 
-static const char *human_ns(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", ns / 1e9);
-	return buf;
-}
-
 static const struct heap_replay *sort_h;
 
 /* Larger first: a qsort result for X against Y, 0 if equal. */
@@ -379,7 +366,7 @@ static void print_text(const struct report_proc *p,
 	printf("%s: %zu file%s, %llu generations, %s, format go 1.%u%s\n",
 	       p->name, p->nfiles, p->nfiles == 1 ? "" : "s",
 	       (unsigned long long)h->generations,
-	       human_ns(h->t_last_ns - h->t_first_ns, b1, sizeof(b1)),
+	       report_human_ns(h->t_last_ns - h->t_first_ns, b1, sizeof(b1)),
 	       h->format_version, h->have_stacks ? ", with stacks" : "");
 	if (h->sample_rate > 1)
 		printf("  ESTIMATES from the runtime's heap-profile samples (memprofilerate %llu),\n"
@@ -423,9 +410,9 @@ static void print_text(const struct report_proc *p,
 		uint64_t p99 = heap_replay_lifetime_pct(h, 99);
 
 		printf("  p50 %s   p90 %s   p99 %s\n",
-		       human_ns(p50, b1, sizeof(b1)),
-		       human_ns(p90, b2, sizeof(b2)),
-		       human_ns(p99, b3, sizeof(b3)));
+		       report_human_ns(p50, b1, sizeof(b1)),
+		       report_human_ns(p90, b2, sizeof(b2)),
+		       report_human_ns(p99, b3, sizeof(b3)));
 	}
 
 	printf("\nLEAK SUSPECTS (live count keeps growing over %zu checkpoints)\n",

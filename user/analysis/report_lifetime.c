@@ -72,19 +72,6 @@ static uint32_t *sorted_types(const struct heap_replay *h)
 	return v;
 }
 
-const char *report_human_ns(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
-	return buf;
-}
-
 uint64_t report_life_max_cycles(const struct hr_life *l)
 {
 	unsigned b;
