@@ -15,6 +15,7 @@
 
 #include "analysis/heap_replay.h"
 #include "analysis/report.h"
+#include "util/grow.h"
 #include "util/json_str.h"
 
 struct diff_row {
@@ -36,15 +37,8 @@ static struct diff_row *row_for(struct diff_set *d, const char *key)
 	for (i = 0; i < d->n; i++)
 		if (!strcmp(d->rows[i].key, key))
 			return &d->rows[i];
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 256;
-		struct diff_row *nr = realloc(d->rows, cap * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		d->rows = nr;
-		d->cap = cap;
-	}
+	if (!GROW(d->rows, d->n, d->cap, 256))
+		return NULL;
 	memset(&d->rows[d->n], 0, sizeof(d->rows[0]));
 	d->rows[d->n].key = strdup(key);
 	if (!d->rows[d->n].key)

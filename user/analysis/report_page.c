@@ -19,6 +19,7 @@
 #include "analysis/report_sections.h"
 #include "analysis/report_text.h"
 #include "util/fnv.h"
+#include "util/grow.h"
 #include "util/u64_map.h"
 
 #define NTABLES 5
@@ -77,15 +78,8 @@ static int child_of(struct flame *fl, uint32_t parent,
 			return 0;
 		}
 	}
-	if (fl->len == fl->cap) {
-		size_t cap = fl->cap ? fl->cap * 2 : 256;
-		void *nn = realloc(fl->n, cap * sizeof(*fl->n));
-
-		if (!nn)
-			return -ENOMEM;
-		fl->n = nn;
-		fl->cap = cap;
-	}
+	if (!GROW(fl->n, fl->len, fl->cap, 256))
+		return -ENOMEM;
 	n = &fl->n[fl->len];
 	memset(n, 0, sizeof(*n));
 	n->name = fr->func;

@@ -25,6 +25,7 @@
 #include "format/stack_sidecar.h"
 #include "trace_sink.h"
 #include "format/trace_writer.h"
+#include "util/grow.h"
 
 /* Names already taken (a planted file, a clock step) are skipped. */
 #define CREATE_ATTEMPTS 100
@@ -325,15 +326,8 @@ static int open_file(struct trace_sink *s)
 	char *copy;
 	int i, fd = -1;
 
-	if (s->nfiles == s->files_cap) {
-		size_t cap = s->files_cap ? s->files_cap * 2 : 16;
-		char **f = realloc(s->files, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		s->files = f;
-		s->files_cap = cap;
-	}
+	if (!GROW(s->files, s->nfiles, s->files_cap, 16))
+		return -ENOMEM;
 	now = time(NULL);
 	if (!gmtime_r(&now, &tm) ||
 	    !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
