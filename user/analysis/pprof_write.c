@@ -220,24 +220,6 @@ static int64_t function_id(struct builder *b, const char *name,
 	return slot->idx1;
 }
 
-/* Room for N more lines in B's pool.  0 or -ENOMEM. */
-static int reserve_lines(struct builder *b, size_t n)
-{
-	size_t cap = b->lines_cap ? b->lines_cap : 64;
-	pb_line *l;
-
-	if (b->nlines + n <= b->lines_cap)
-		return 0;
-	while (cap < b->nlines + n)
-		cap *= 2;
-	l = realloc(b->lines, cap * sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	b->lines = l;
-	b->lines_cap = cap;
-	return 0;
-}
-
 /* A location: a PC of a binary and the calls inlined there. */
 struct loc_key {
 	uint64_t pc, mapping;
@@ -297,7 +279,8 @@ static int64_t location_id(struct builder *b, const struct stack_frame *f,
 	uint64_t h;
 
 	/* The lines go at the end of the pool, kept only if new. */
-	if (reserve_lines(b, n))
+	if (grow_to(&b->lines, &b->lines_cap, b->nlines + n,
+		    sizeof(*b->lines), 64))
 		return -ENOMEM;
 	memset(&k, 0, sizeof(k));
 	k.pc = f[0].pc;

@@ -23,6 +23,7 @@
 #include "inspect/binary_ident.h"
 #include "inspect/go_binary.h"
 #include "util/fnv.h"
+#include "util/grow.h"
 
 #define MAGIC "TAFPLAN1"
 #define FORMAT 2
@@ -41,18 +42,8 @@ struct blob {
 
 static int put(struct blob *b, const void *p, size_t n)
 {
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *np;
-
-		while (cap < b->n + n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np)
-			return -ENOMEM;
-		b->p = np;
-		b->cap = cap;
-	}
+	if (grow_to(&b->p, &b->cap, b->n + n, 1, 4096))
+		return -ENOMEM;
 	memcpy(b->p + b->n, p, n);
 	b->n += n;
 	return 0;

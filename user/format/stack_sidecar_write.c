@@ -9,6 +9,7 @@
 #include "stack_sidecar.h"
 #include "stack_sidecar_impl.h"
 #include "util/fnv.h"
+#include "util/grow.h"
 #include "util/u64_map.h"
 #include "util/uvarint.h"
 
@@ -162,7 +163,7 @@ static int add_string(struct stack_sidecar_writer *w, const char *s,
 	}
 	if (w->nstr >= UINT32_MAX - 1)
 		return -E2BIG;
-	err = reserve(&w->str, &w->str_cap, w->nstr + 1, sizeof(*w->str));
+	err = grow_to(&w->str, &w->str_cap, w->nstr + 1, sizeof(*w->str), 16);
 	if (err)
 		return err;
 	w->str[w->nstr] = strndup(s, len);
@@ -212,8 +213,8 @@ int stack_sidecar_writer_add_frame(struct stack_sidecar_writer *w,
 	}
 	if (w->nframe >= UINT32_MAX - 1)
 		return w->err = -E2BIG;
-	err = reserve(&w->frame, &w->frame_cap, w->nframe + 1,
-		      sizeof(*w->frame));
+	err = grow_to(&w->frame, &w->frame_cap, w->nframe + 1,
+		      sizeof(*w->frame), 16);
 	if (err)
 		return w->err = err;
 	w->frame[w->nframe++] = wf;
@@ -265,11 +266,11 @@ int stack_sidecar_writer_add_stack(struct stack_sidecar_writer *w,
 	}
 	if (w->nstack >= UINT32_MAX - 2)
 		return w->err = -E2BIG;
-	err = reserve(&w->stack_frames, &w->stack_frames_cap,
-		      w->nstack_frames + n, sizeof(*w->stack_frames));
+	err = grow_to(&w->stack_frames, &w->stack_frames_cap,
+		      w->nstack_frames + n, sizeof(*w->stack_frames), 16);
 	if (!err)
-		err = reserve(&w->stack_off, &w->stack_cap, w->nstack + 2,
-			      sizeof(*w->stack_off));
+		err = grow_to(&w->stack_off, &w->stack_cap, w->nstack + 2,
+			      sizeof(*w->stack_off), 16);
 	if (err)
 		return w->err = err;
 	memcpy(&w->stack_frames[w->nstack_frames], frame_ids,
