@@ -159,18 +159,17 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 
 /* ---- helpers ---- */
 
-static const struct heap_replay *sort_h;
-
 /* Larger first: a qsort result for X against Y, 0 if equal. */
 static int larger_first(uint64_t x, uint64_t y)
 {
 	return x == y ? 0 : x > y ? -1 : 1;
 }
 
-static int by_alloc_bytes(const void *a, const void *b)
+static int by_alloc_bytes(const void *a, const void *b, void *arg)
 {
-	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
-	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_type *x = &h->types[*(const uint32_t *)a];
+	const struct hr_type *y = &h->types[*(const uint32_t *)b];
 	int c = larger_first(x->c.alloc_bytes, y->c.alloc_bytes);
 
 	if (!c)
@@ -178,27 +177,29 @@ static int by_alloc_bytes(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
-static int by_growth(const void *a, const void *b)
+static int by_growth(const void *a, const void *b, void *arg)
 {
-	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
-	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_type *x = &h->types[*(const uint32_t *)a];
+	const struct hr_type *y = &h->types[*(const uint32_t *)b];
 	int c = larger_first(x->leak.growth_bytes, y->leak.growth_bytes);
 
 	return c ? c : strcmp(x->name, y->name);
 }
 
-static int site_by_bytes(const void *a, const void *b)
+static int site_by_bytes(const void *a, const void *b, void *arg)
 {
-	const struct hr_site *x = &sort_h->sites[*(const uint32_t *)a];
-	const struct hr_site *y = &sort_h->sites[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_site *x = &h->sites[*(const uint32_t *)a];
+	const struct hr_site *y = &h->sites[*(const uint32_t *)b];
 	int c = larger_first(x->c.alloc_bytes, y->c.alloc_bytes);
 
 	return c ? c : strcmp(x->frame.func, y->frame.func);
 }
 
-/* Type indexes sorted by CMP; NULL on allocation failure. */
+/* Type indexes sorted by CMP (given H); NULL on allocation failure. */
 static uint32_t *sorted(const struct heap_replay *h, size_t n,
-			int (*cmp)(const void *, const void *))
+			int (*cmp)(const void *, const void *, void *))
 {
 	uint32_t *v = malloc((n ? n : 1) * sizeof(*v));
 	size_t i;
@@ -207,8 +208,7 @@ static uint32_t *sorted(const struct heap_replay *h, size_t n,
 		return NULL;
 	for (i = 0; i < n; i++)
 		v[i] = (uint32_t)i;
-	sort_h = h;
-	qsort(v, n, sizeof(*v), cmp);
+	qsort_r(v, n, sizeof(*v), cmp, (void *)h);
 	return v;
 }
 
