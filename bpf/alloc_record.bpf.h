@@ -56,18 +56,6 @@ static __always_inline __u64 stack_hash(const struct stack_buf *b, __u32 n,
 	return h | 1;	/* 0: no stack */
 }
 
-static __always_inline void *reserve_alloc(__u32 size)
-{
-	struct taf_rec_hdr *h = bpf_ringbuf_reserve(&events, size, 0);
-
-	if (!h) {
-		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_HEAP_ALLOC);
-		return NULL;
-	}
-	fill_hdr(h, TAF_REC_HEAP_ALLOC, size);
-	return h;
-}
-
 /*
  * Reserves a heap-alloc record, with its call stack under --stacks (RET_AT:
  * where the probed function's return address is).  NULL when the ring is
@@ -87,12 +75,14 @@ reserve_heap_alloc(struct pt_regs *ctx, __u64 ret_at)
 
 	/* Without --stacks the verifier drops everything below. */
 	if (!capture_stacks)
-		return reserve_alloc(sizeof(struct taf_rec_heap_alloc));
+		return reserve_rec(TAF_REC_HEAP_ALLOC,
+				   sizeof(struct taf_rec_heap_alloc));
 	key.pid = bpf_get_current_pid_tgid() >> 32;
 	/* Before reserving: the walk is the slow part, hold no ring space. */
 	b = bpf_map_lookup_elem(&stack_scratch, &zero);
 	if (!b)
-		return reserve_alloc(sizeof(struct taf_rec_heap_alloc));
+		return reserve_rec(TAF_REC_HEAP_ALLOC,
+				   sizeof(struct taf_rec_heap_alloc));
 	len = bpf_get_stack(ctx, b->pcs, sizeof(b->pcs), BPF_F_USER_STACK);
 	if (len > 0)
 		n = (__u32)(len / sizeof(__u64));
@@ -100,12 +90,12 @@ reserve_heap_alloc(struct pt_regs *ctx, __u64 ret_at)
 		ret = 0;
 	key.hash = n ? stack_hash(b, n, ret) : 0;
 	if (!n || bpf_map_lookup_elem(&known_stacks, &key)) {
-		rs = reserve_alloc(sizeof(*rs));
+		rs = reserve_rec(TAF_REC_HEAP_ALLOC, sizeof(*rs));
 		if (!rs)
 			return NULL;
 	} else {
 		/* New to this process: the PCs travel in the record. */
-		rp = reserve_alloc(sizeof(*rp));
+		rp = reserve_rec(TAF_REC_HEAP_ALLOC, sizeof(*rp));
 		if (!rp)
 			return NULL;
 		__builtin_memcpy(rp->pcs, b->pcs, sizeof(rp->pcs));

@@ -31,12 +31,9 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
 	struct taf_rec_exec *rec;
 	struct inode *inode;
 
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_EXEC);
+	rec = reserve_rec(TAF_REC_EXEC, sizeof(*rec));
+	if (!rec)
 		return 0;
-	}
-	fill_hdr(&rec->hdr, TAF_REC_EXEC, sizeof(*rec));
 	inode = BPF_CORE_READ(bprm, file, f_inode);
 	rec->ino = BPF_CORE_READ(inode, i_ino);
 	rec->dev = BPF_CORE_READ(inode, i_sb, s_dev);

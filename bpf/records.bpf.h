@@ -138,16 +138,30 @@ static __always_inline __u64 read_field(__u64 base, __u16 off, __u8 size)
 	}
 }
 
+/*
+ * A record of KIND, SIZE bytes (a constant: the verifier wants one),
+ * reserved in the ring with its header filled; NULL when the ring is
+ * full, counted as a drop of KIND.  The caller fills the body and
+ * submits it.
+ */
+static __always_inline void *reserve_rec(__u16 kind, __u32 size)
+{
+	struct taf_rec_hdr *h = bpf_ringbuf_reserve(&events, size, 0);
+
+	if (!h) {
+		stat_inc(TAF_STAT_DROPPED_BASE + kind);
+		return NULL;
+	}
+	fill_hdr(h, kind, size);
+	return h;
+}
+
 static __always_inline int emit_addr(__u16 kind, __u64 addr)
 {
-	struct taf_rec_addr *rec;
+	struct taf_rec_addr *rec = reserve_rec(kind, sizeof(*rec));
 
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(TAF_STAT_DROPPED_BASE + kind);
+	if (!rec)
 		return 0;
-	}
-	fill_hdr(&rec->hdr, kind, sizeof(*rec));
 	rec->addr = addr;
 	bpf_ringbuf_submit(rec, submit_flags());
 	return 0;

@@ -72,12 +72,9 @@ int span_sweep(struct pt_regs *ctx)
 	if (bpf_probe_read_user(&span, sizeof(span), (void *)ctx->ax) || !span)
 		return 0;
 
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_SPAN_SWEEP);
+	rec = reserve_rec(TAF_REC_SPAN_SWEEP, sizeof(*rec));
+	if (!rec)
 		return 0;
-	}
-	fill_hdr(&rec->hdr, TAF_REC_SPAN_SWEEP, sizeof(*rec));
 	rec->base = read_field(span, l->span_start_addr, 8);
 	rec->npages = read_field(span, l->span_npages, 8);
 	rec->elemsize = read_field(span, l->span_elemsize, 8);
@@ -132,12 +129,9 @@ int span_init(struct pt_regs *ctx)
 
 	if (!tracing_enabled)
 		return 0;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_SPAN_ALLOC);
+	rec = reserve_rec(TAF_REC_SPAN_ALLOC, sizeof(*rec));
+	if (!rec)
 		return 0;
-	}
-	fill_hdr(&rec->hdr, TAF_REC_SPAN_ALLOC, sizeof(*rec));
 	rec->base = ctx->si;
 	rec->npages = ctx->r8;
 	rec->alloc_type = ctx->cx & 0xff;
@@ -165,12 +159,9 @@ int span_set(struct pt_regs *ctx)
 	l = layout_of(ctx);
 	if (!l || !s)
 		return 0;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_SPAN_ALLOC);
+	rec = reserve_rec(TAF_REC_SPAN_ALLOC, sizeof(*rec));
+	if (!rec)
 		return 0;
-	}
-	fill_hdr(&rec->hdr, TAF_REC_SPAN_ALLOC, sizeof(*rec));
 	rec->base = ctx->bx;
 	rec->npages = ctx->cx;
 	/* mSpanInUse (1): a heap span; mSpanManual (2): spanAllocType
@@ -208,12 +199,9 @@ int stack_alloc(struct pt_regs *ctx)
 
 	if (!tracing_enabled)
 		return 0;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_STACK_ALLOC);
+	rec = reserve_rec(TAF_REC_STACK_ALLOC, sizeof(*rec));
+	if (!rec)
 		return 0;
-	}
-	fill_hdr(&rec->hdr, TAF_REC_STACK_ALLOC, sizeof(*rec));
 	rec->lo = ctx->ax;
 	rec->hi = ctx->bx;
 	bpf_ringbuf_submit(rec, submit_flags());
@@ -271,13 +259,10 @@ int gc_mark(struct pt_regs *ctx)
 
 	if (!tracing_enabled)
 		return 0;
-	rec = bpf_ringbuf_reserve(&events, sizeof(*rec), 0);
-	if (!rec) {
-		stat_inc(TAF_STAT_DROPPED_BASE + TAF_REC_GC_MARK);
+	rec = reserve_rec(TAF_REC_GC_MARK, sizeof(*rec));
+	if (!rec)
 		return 0;
-	}
 	n = bpf_map_lookup_elem(&gc_sweeps, &pid);
-	fill_hdr(&rec->hdr, TAF_REC_GC_MARK, sizeof(*rec));
 	rec->addr = n ? *n : 0;
 	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
 	return 0;

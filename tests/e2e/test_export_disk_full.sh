@@ -16,6 +16,7 @@ cd "$ROOT" || fail "cannot cd to $ROOT"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -Iinclude -Iuser -I"$BUILD" tests/e2e/lib/export_disk_full.c \
 	user/analysis/pprof_write.c user/analysis/report_html.c user/analysis/report_html_parts.c \
+	user/analysis/report_html_text.c \
 	user/util/atomic_file.c \
 	"$BUILD/gen/profile.pb-c.c" -lprotobuf-c -lz -lm \
 	-o "$TMP/export_disk_full" || fail "cannot build export_disk_full"

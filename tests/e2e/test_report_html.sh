@@ -20,7 +20,7 @@ command -v "$CHROMIUM" >/dev/null || fail "no $CHROMIUM (run make deps)"
 
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-D_GNU_SOURCE -Iinclude -Iuser tests/e2e/lib/html_picture.c user/analysis/report_html.c \
-	user/analysis/report_html_parts.c \
+	user/analysis/report_html_parts.c user/analysis/report_html_text.c \
 	user/util/atomic_file.c -lm -o "$TMP/html_picture" ||
 	fail "cannot build html_picture"
 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOCACHE="$BUILD/go-cache" \

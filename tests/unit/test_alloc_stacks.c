@@ -275,6 +275,8 @@ static void test_each_file_gets_its_sidecar(void **state)
 	assert_int_equal(alloc_stacks_new(known_map(fx), PID, fx->bin, BIAS, &a),
 			 0);
 	send_whole(a, 1, whole, 4, fx->newobject + 1 + BIAS);
+	/* As the trace sink tells it (trace_sink_on_new_file). */
+	alloc_stacks_new_file(a, "a.trace");
 	alloc_stacks_note(a, 1, 10, 1);
 	assert_int_equal(alloc_stacks_gen_written(a, fx->dirfd, "a.trace", 1),
 			 0);
@@ -283,6 +285,7 @@ static void test_each_file_gets_its_sidecar(void **state)
 	/* Still being written: only the temporary exists. */
 	snprintf(path, sizeof(path), "%s/a.trace.stacks", fx->dir);
 	assert_int_equal(access(path, F_OK), -1);
+	alloc_stacks_new_file(a, "b.trace");
 	alloc_stacks_note(a, 3, 30, 1);
 	assert_int_equal(alloc_stacks_gen_written(a, fx->dirfd, "b.trace", 1),
 			 0);

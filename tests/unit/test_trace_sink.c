@@ -627,6 +627,89 @@ static void test_sink_refuses_an_output_path_that_is_a_file(void **state)
 	unlink(path);
 }
 
+/* What a new-file hook saw: the files it was told of, in order. */
+struct seen {
+	char names[8][64];
+	unsigned n;
+	int tag;                  /* which hook, to check the call order */
+	unsigned *order, *norder;
+};
+
+static void note_new_file(void *ctx, const char *name)
+{
+	struct seen *w = ctx;
+
+	assert_true(w->n < 8);
+	snprintf(w->names[w->n++], sizeof(w->names[0]), "%s", name);
+	w->order[(*w->norder)++] = (unsigned)w->tag;
+}
+
+/*
+ * Each hook hears of each file once, when the sink starts it (its header
+ * on disk, before its first generation is whole), in the order added,
+ * and by the name trace_sink_file_name gives once a generation is in.
+ */
+static void test_sink_tells_its_hooks_of_each_new_file(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink *s = open_sink(f->dir, 250, 0);
+	unsigned order[16], norder = 0, i;
+	struct seen a = { .tag = 1, .order = order, .norder = &norder };
+	struct seen b = { .tag = 2, .order = order, .norder = &norder };
+	uint8_t gen[100];
+	char *names[4];
+
+	memset(gen, 0x22, sizeof(gen));
+	assert_int_equal(trace_sink_on_new_file(s, note_new_file, &a), 0);
+	assert_int_equal(trace_sink_on_new_file(s, note_new_file, &b), 0);
+	/* Nothing written, nothing started. */
+	assert_int_equal(trace_sink_write_gen(s, gen, 0), 0);
+	assert_int_equal(a.n, 0);
+	/* Streamed: told at the first bytes, the file's header there. */
+	assert_int_equal(trace_sink_append(s, gen, 10), 0);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(list_traces(f->dir, names, 4), 1);
+	assert_string_equal(a.names[0], names[0]);
+	assert_int_equal(file_size(f->dir, names[0]), TW_HEADER_LEN + 10);
+	free_names(names, 1);
+	assert_int_equal(trace_sink_end_gen(s), 0);
+	assert_string_equal(trace_sink_file_name(s), a.names[0]);
+	/* Rotated by size (16 + 10 + 3 * 100 >= 250), then by hand. */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(trace_sink_write_gen(s, gen, sizeof(gen)), 0);
+	assert_int_equal(a.n, 1);
+	assert_true(trace_sink_at_file_start(s));
+	assert_int_equal(trace_sink_write_gen(s, gen, sizeof(gen)), 0);
+	assert_int_equal(a.n, 2);
+	assert_string_equal(trace_sink_file_name(s), a.names[1]);
+	trace_sink_rotate(s);
+	assert_int_equal(a.n, 2);
+	assert_int_equal(trace_sink_write_gen(s, gen, sizeof(gen)), 0);
+	assert_int_equal(a.n, 3);
+	assert_int_equal(b.n, 3);
+	for (i = 0; i < 3; i++)
+		assert_string_equal(a.names[i], b.names[i]);
+	assert_string_not_equal(a.names[1], a.names[2]);
+	for (i = 0; i < norder; i++)
+		assert_int_equal(order[i], i % 2 + 1);
+	trace_sink_close(s);
+}
+
+static void test_sink_hooks_are_bounded(void **state)
+{
+	struct fixture *f = *state;
+	struct trace_sink *s = open_sink(f->dir, 0, 0);
+	unsigned order[1], norder = 0, i;
+	struct seen a = { .order = order, .norder = &norder };
+
+	for (i = 0; i < TRACE_SINK_MAX_HOOKS; i++)
+		assert_int_equal(trace_sink_on_new_file(s, note_new_file, &a),
+				 0);
+	assert_int_equal(trace_sink_on_new_file(s, note_new_file, &a),
+			 -ENOSPC);
+	trace_sink_close(s);
+}
+
 /* The descriptor callers use for files next to the traces. */
 static void test_sink_dirfd_is_the_output_directory(void **state)
 {
@@ -690,6 +773,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_sink_dirfd_is_the_output_directory, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			test_sink_tells_its_hooks_of_each_new_file, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(test_sink_hooks_are_bounded,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
+
 #define NS_BITS 40
 #define NS_MASK ((1ull << NS_BITS) - 1)
 #define CYCLE_MAX ((1ull << (64 - NS_BITS)) - 1)
@@ -30,15 +32,8 @@ void gc_cycles_free(struct gc_cycles *g)
 
 static int begin_cycle(struct gc_cycles *g, uint64_t t_ns)
 {
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 64;
-		uint64_t *n = realloc(g->start_ns, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		g->start_ns = n;
-		g->cap = cap;
-	}
+	if (!GROW(g->start_ns, g->n, g->cap, 64))
+		return -ENOMEM;
 	g->start_ns[g->n++] = t_ns;
 	return 0;
 }

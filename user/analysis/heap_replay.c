@@ -33,22 +33,12 @@
 #include "heap_replay_impl.h"
 #include "format/trace_reader.h"
 #include "format/trace_events.h"
+#include "util/fnv.h"
 #include "util/u64_map.h"
 
 #define CLASS_MAX ((1u << 24) - 1)
 #define TYPE_MAX ((1u << 20) - 1)
 #define STACK_MAX ((1u << 24) - 1)
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	while (n--)
-		h = (h ^ *c++) * 0x100000001b3ull;
-	return h;
-}
-
-#define FNV_INIT 0xcbf29ce484222325ull
 
 static void dense_free(struct hr_dense *d);
 
@@ -203,7 +193,7 @@ static int intern_type(struct heap_replay *h, const char *name, size_t len,
 		       uint64_t size, uint32_t *idx)
 {
 	struct hr_private *p = h->priv;
-	uint64_t key = fnv(FNV_INIT, name, len), v;
+	uint64_t key = fnv1a64(name, len, FNV1A64_SEED), v;
 	struct hr_type *t;
 
 	/* Probe on past hash collisions of different names. */
@@ -237,9 +227,9 @@ static int intern_type(struct heap_replay *h, const char *name, size_t len,
 
 static uint64_t frame_hash(uint64_t hs, const struct stack_frame *f)
 {
-	hs = fnv(hs, f->func, strlen(f->func) + 1);
-	hs = fnv(hs, f->file, strlen(f->file) + 1);
-	return fnv(hs, &f->line, sizeof(f->line));
+	hs = fnv1a64(f->func, strlen(f->func) + 1, hs);
+	hs = fnv1a64(f->file, strlen(f->file) + 1, hs);
+	return fnv1a64(&f->line, sizeof(f->line), hs);
 }
 
 static bool frame_eq(const struct stack_frame *a, const struct stack_frame *b)
@@ -266,7 +256,7 @@ static int intern_site(struct heap_replay *h, const struct stack_frame *f,
 		       uint32_t *idx)
 {
 	struct hr_private *p = h->priv;
-	uint64_t key = frame_hash(FNV_INIT, f), v;
+	uint64_t key = frame_hash(FNV1A64_SEED, f), v;
 	struct hr_site *s;
 
 	for (;; key++) {
@@ -300,7 +290,7 @@ static int intern_stack(struct heap_replay *h, uint32_t sid, uint32_t *out)
 	struct hr_private *p = h->priv;
 	const struct stack_frame *fr;
 	struct hr_stack *st;
-	uint64_t key = FNV_INIT, v;
+	uint64_t key = FNV1A64_SEED, v;
 	size_t n, i;
 	int rc;
 

@@ -22,6 +22,7 @@
 
 #include "analysis/alloc_profile.h"
 #include "util/atomic_file.h"
+#include "util/fnv.h"
 #include "gen/profile.pb-c.h"
 #include "util/grow.h"
 
@@ -94,17 +95,6 @@ static int dedup_reserve(struct dedup *d)
 	return 0;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	while (len--)
-		h = (h ^ *p++) * 0x100000001b3ULL;
-	return h;
-}
-
-#define FNV_SEED 0xcbf29ce484222325ULL
-
 struct builder {
 	/* Borrowed from the caller's profile; protobuf-c only reads them. */
 	const char **strings;
@@ -164,7 +154,7 @@ static bool string_eq(const struct builder *b, size_t i, const void *key)
 static int64_t string_index(struct builder *b, const char *s)
 {
 	struct dedup_slot *slot;
-	uint64_t h = fnv1a(FNV_SEED, s, strlen(s));
+	uint64_t h = fnv1a64(s, strlen(s), FNV1A64_SEED);
 
 	if (dedup_reserve(&b->string_ix))
 		return -ENOMEM;
@@ -208,7 +198,7 @@ static int64_t function_id(struct builder *b, const char *name,
 	k.file = string_index(b, file);
 	if (k.file < 0)
 		return k.file;
-	h = fnv1a(FNV_SEED, &k, sizeof(k));
+	h = fnv1a64(&k, sizeof(k), FNV1A64_SEED);
 	if (dedup_reserve(&b->func_ix))
 		return -ENOMEM;
 	slot = dedup_find(&b->func_ix, h, func_eq, b, &k);
@@ -228,24 +218,6 @@ static int64_t function_id(struct builder *b, const char *name,
 	slot->idx1 = (uint32_t)++b->nfuncs;
 	b->func_ix.len++;
 	return slot->idx1;
-}
-
-/* Room for N more lines in B's pool.  0 or -ENOMEM. */
-static int reserve_lines(struct builder *b, size_t n)
-{
-	size_t cap = b->lines_cap ? b->lines_cap : 64;
-	pb_line *l;
-
-	if (b->nlines + n <= b->lines_cap)
-		return 0;
-	while (cap < b->nlines + n)
-		cap *= 2;
-	l = realloc(b->lines, cap * sizeof(*l));
-	if (!l)
-		return -ENOMEM;
-	b->lines = l;
-	b->lines_cap = cap;
-	return 0;
 }
 
 /* A location: a PC of a binary and the calls inlined there. */
@@ -307,14 +279,15 @@ static int64_t location_id(struct builder *b, const struct stack_frame *f,
 	uint64_t h;
 
 	/* The lines go at the end of the pool, kept only if new. */
-	if (reserve_lines(b, n))
+	if (grow_to(&b->lines, &b->lines_cap, b->nlines + n,
+		    sizeof(*b->lines), 64))
 		return -ENOMEM;
 	memset(&k, 0, sizeof(k));
 	k.pc = f[0].pc;
 	k.mapping = mapping;
 	k.lines = &b->lines[b->nlines];
 	k.n = n;
-	h = fnv1a(FNV_SEED, &k.pc, sizeof(k.pc) * 2);
+	h = fnv1a64(&k.pc, sizeof(k.pc) * 2, FNV1A64_SEED);
 	for (i = 0; i < n; i++) {
 		int64_t fid = function_id(b, f[i].func ? f[i].func : "?",
 					  f[i].file ? f[i].file : "?");
@@ -325,8 +298,8 @@ static int64_t location_id(struct builder *b, const struct stack_frame *f,
 		*l = line_init;
 		l->function_id = (uint64_t)fid;
 		l->line = f[i].line;
-		h = fnv1a(h, &l->function_id, sizeof(l->function_id));
-		h = fnv1a(h, &l->line, sizeof(l->line));
+		h = fnv1a64(&l->function_id, sizeof(l->function_id), h);
+		h = fnv1a64(&l->line, sizeof(l->line), h);
 	}
 	if (dedup_reserve(&b->loc_ix))
 		return -ENOMEM;

@@ -15,6 +15,7 @@
 #include "report.h"
 #include "analysis/report_sections.h"
 #include "analysis/report_text.h"
+#include "util/json_str.h"
 
 #define DEFAULT_TOP 15
 
@@ -158,31 +159,17 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 
 /* ---- helpers ---- */
 
-static const char *human_ns(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", ns / 1e9);
-	return buf;
-}
-
-static const struct heap_replay *sort_h;
-
 /* Larger first: a qsort result for X against Y, 0 if equal. */
 static int larger_first(uint64_t x, uint64_t y)
 {
 	return x == y ? 0 : x > y ? -1 : 1;
 }
 
-static int by_alloc_bytes(const void *a, const void *b)
+static int by_alloc_bytes(const void *a, const void *b, void *arg)
 {
-	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
-	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_type *x = &h->types[*(const uint32_t *)a];
+	const struct hr_type *y = &h->types[*(const uint32_t *)b];
 	int c = larger_first(x->c.alloc_bytes, y->c.alloc_bytes);
 
 	if (!c)
@@ -190,27 +177,29 @@ static int by_alloc_bytes(const void *a, const void *b)
 	return c ? c : strcmp(x->name, y->name);
 }
 
-static int by_growth(const void *a, const void *b)
+static int by_growth(const void *a, const void *b, void *arg)
 {
-	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
-	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_type *x = &h->types[*(const uint32_t *)a];
+	const struct hr_type *y = &h->types[*(const uint32_t *)b];
 	int c = larger_first(x->leak.growth_bytes, y->leak.growth_bytes);
 
 	return c ? c : strcmp(x->name, y->name);
 }
 
-static int site_by_bytes(const void *a, const void *b)
+static int site_by_bytes(const void *a, const void *b, void *arg)
 {
-	const struct hr_site *x = &sort_h->sites[*(const uint32_t *)a];
-	const struct hr_site *y = &sort_h->sites[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_site *x = &h->sites[*(const uint32_t *)a];
+	const struct hr_site *y = &h->sites[*(const uint32_t *)b];
 	int c = larger_first(x->c.alloc_bytes, y->c.alloc_bytes);
 
 	return c ? c : strcmp(x->frame.func, y->frame.func);
 }
 
-/* Type indexes sorted by CMP; NULL on allocation failure. */
+/* Type indexes sorted by CMP (given H); NULL on allocation failure. */
 static uint32_t *sorted(const struct heap_replay *h, size_t n,
-			int (*cmp)(const void *, const void *))
+			int (*cmp)(const void *, const void *, void *))
 {
 	uint32_t *v = malloc((n ? n : 1) * sizeof(*v));
 	size_t i;
@@ -219,8 +208,7 @@ static uint32_t *sorted(const struct heap_replay *h, size_t n,
 		return NULL;
 	for (i = 0; i < n; i++)
 		v[i] = (uint32_t)i;
-	sort_h = h;
-	qsort(v, n, sizeof(*v), cmp);
+	qsort_r(v, n, sizeof(*v), cmp, (void *)h);
 	return v;
 }
 
@@ -378,7 +366,7 @@ static void print_text(const struct report_proc *p,
 	printf("%s: %zu file%s, %llu generations, %s, format go 1.%u%s\n",
 	       p->name, p->nfiles, p->nfiles == 1 ? "" : "s",
 	       (unsigned long long)h->generations,
-	       human_ns(h->t_last_ns - h->t_first_ns, b1, sizeof(b1)),
+	       report_human_ns(h->t_last_ns - h->t_first_ns, b1, sizeof(b1)),
 	       h->format_version, h->have_stacks ? ", with stacks" : "");
 	if (h->sample_rate > 1)
 		printf("  ESTIMATES from the runtime's heap-profile samples (memprofilerate %llu),\n"
@@ -422,9 +410,9 @@ static void print_text(const struct report_proc *p,
 		uint64_t p99 = heap_replay_lifetime_pct(h, 99);
 
 		printf("  p50 %s   p90 %s   p99 %s\n",
-		       human_ns(p50, b1, sizeof(b1)),
-		       human_ns(p90, b2, sizeof(b2)),
-		       human_ns(p99, b3, sizeof(b3)));
+		       report_human_ns(p50, b1, sizeof(b1)),
+		       report_human_ns(p90, b2, sizeof(b2)),
+		       report_human_ns(p99, b3, sizeof(b3)));
 	}
 
 	printf("\nLEAK SUSPECTS (live count keeps growing over %zu checkpoints)\n",
@@ -531,9 +519,9 @@ static void json_leak(const struct hr_leak *l)
 static void json_site(const struct hr_site *s)
 {
 	printf("{\"func\":");
-	report_json_str(s->frame.func);
+	json_str(stdout, s->frame.func);
 	printf(",\"file\":");
-	report_json_str(s->frame.file);
+	json_str(stdout, s->frame.file);
 	printf(",\"line\":%u}", s->frame.line);
 }
 
@@ -558,12 +546,12 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		tot.live_bytes += c->live_bytes;
 	}
 	printf("{\"name\":");
-	report_json_str(p->name);
+	json_str(stdout, p->name);
 	printf(",\"files\":[");
 	for (i = 0; i < p->nfiles; i++) {
 		if (i)
 			putchar(',');
-		report_json_str(p->files[i]);
+		json_str(stdout, p->files[i]);
 	}
 	printf("],\"format\":%u,\"generations\":%llu,\"events\":%llu,\"duration_s\":%.6f,\"have_stacks\":%s,\"memprofilerate\":%llu,\"estimated\":%s,\"totals\":{",
 	       h->format_version, (unsigned long long)h->generations,
@@ -579,7 +567,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		const struct hr_type *t = &h->types[ord[i]];
 
 		printf("%s{\"name\":", i ? "," : "");
-		report_json_str(t->name);
+		json_str(stdout, t->name);
 		printf(",\"size\":%llu,", (unsigned long long)t->size);
 		json_counts(&t->c);
 		printf(",\"peak_live_bytes\":%llu,",
@@ -616,7 +604,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 			continue;
 		printf("%s{\"type\":", first ? "" : ",");
 		first = false;
-		report_json_str(t->name);
+		json_str(stdout, t->name);
 		putchar(',');
 		json_leak(&t->leak);
 		printf(",\"site\":");
@@ -636,7 +624,7 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		printf("%s{\"site\":", i ? "," : "");
 		json_site(s);
 		printf(",\"type\":");
-		report_json_str(h->types[s->top_type].name);
+		json_str(stdout, h->types[s->top_type].name);
 		putchar(',');
 		json_counts(&s->c);
 		printf(",\"leak_suspect\":%s,", s->leak.suspect ? "true" :
@@ -656,13 +644,13 @@ static void print_json_proc(const struct report_proc *p, unsigned top)
 		printf("%s{\"frames\":[", i ? "," : "");
 		for (k = 0; k < st->nframes; k++) {
 			printf("%s{\"func\":", k ? "," : "");
-			report_json_str(st->frames[k].func);
+			json_str(stdout, st->frames[k].func);
 			printf(",\"file\":");
-			report_json_str(st->frames[k].file);
+			json_str(stdout, st->frames[k].file);
 			printf(",\"line\":%u}", st->frames[k].line);
 		}
 		printf("],\"type\":");
-		report_json_str(h->types[sums[i].type].name);
+		json_str(stdout, h->types[sums[i].type].name);
 		printf(",\"allocs\":%llu,\"alloc_bytes\":%llu,\"live\":%llu,\"live_bytes\":%llu}",
 		       (unsigned long long)sums[i].allocs,
 		       (unsigned long long)sums[i].alloc_bytes,

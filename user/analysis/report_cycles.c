@@ -21,6 +21,7 @@
 #include "analysis/heap_replay.h"
 #include "analysis/report_html.h"
 #include "analysis/report_text.h"
+#include "util/json_str.h"
 
 /*
  * One row: a site (stack's innermost frame) or, without stacks, a type.
@@ -166,15 +167,15 @@ static void json_section(const struct heap_replay *h, int which,
 			const struct stack_frame *f = &h->sites[r->site - 1].frame;
 
 			printf("{\"func\":");
-			report_json_str(f->func);
+			json_str(stdout, f->func);
 			printf(",\"file\":");
-			report_json_str(f->file);
+			json_str(stdout, f->file);
 			printf(",\"line\":%u}", f->line);
 		} else {
 			printf("null");
 		}
 		printf(",\"type\":");
-		report_json_str(row_type(h, r));
+		json_str(stdout, row_type(h, r));
 		printf(",\"objects\":%" PRIu64 ",\"bytes\":%" PRIu64
 		       ",\"alloc_bytes\":%" PRIu64 ",\"before_trace\":%s}",
 		       r->objects, r->bytes, r->alloc_bytes,

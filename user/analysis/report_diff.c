@@ -15,7 +15,8 @@
 
 #include "analysis/heap_replay.h"
 #include "analysis/report.h"
-#include "analysis/report_text.h"
+#include "util/grow.h"
+#include "util/json_str.h"
 
 struct diff_row {
 	char *key;             /* type name, or "func (file:line)" */
@@ -36,15 +37,8 @@ static struct diff_row *row_for(struct diff_set *d, const char *key)
 	for (i = 0; i < d->n; i++)
 		if (!strcmp(d->rows[i].key, key))
 			return &d->rows[i];
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 256;
-		struct diff_row *nr = realloc(d->rows, cap * sizeof(*nr));
-
-		if (!nr)
-			return NULL;
-		d->rows = nr;
-		d->cap = cap;
-	}
+	if (!GROW(d->rows, d->n, d->cap, 256))
+		return NULL;
 	memset(&d->rows[d->n], 0, sizeof(d->rows[0]));
 	d->rows[d->n].key = strdup(key);
 	if (!d->rows[d->n].key)
@@ -159,7 +153,7 @@ static void json_set(const char *name, struct diff_set *d, unsigned top)
 		const struct diff_row *r = &d->rows[i];
 
 		printf("%s{\"key\":", i ? "," : "");
-		report_json_str(r->key);
+		json_str(stdout, r->key);
 		printf(",\"old_alloc_bytes\":%" PRIu64 ",\"new_alloc_bytes\":%" PRIu64
 		       ",\"old_allocs\":%" PRIu64 ",\"new_allocs\":%" PRIu64
 		       ",\"old_live_bytes\":%" PRIu64 ",\"new_live_bytes\":%" PRIu64 "}",

@@ -21,6 +21,7 @@
 #include "analysis/heap_scale.h"
 #include "analysis/report.h"
 #include "format/sample_sidecar.h"
+#include "util/grow.h"
 
 static bool all_digits(const char *s, size_t n)
 {
@@ -136,15 +137,8 @@ static int list_dir(const char *dir, char ***names, size_t *n)
 
 		if (len < 7 || strcmp(de->d_name + len - 6, ".trace"))
 			continue;
-		if (*n == cap) {
-			char **nn;
-
-			cap = cap ? cap * 2 : 16;
-			nn = realloc(*names, cap * sizeof(*nn));
-			if (!nn)
-				goto nomem;
-			*names = nn;
-		}
+		if (!GROW(*names, *n, cap, 16))
+			goto nomem;
 		(*names)[*n] = strdup(de->d_name);
 		if (!(*names)[*n])
 			goto nomem;

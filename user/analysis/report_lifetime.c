@@ -22,22 +22,22 @@
 #include "analysis/report_html.h"
 #include "analysis/report_text.h"
 
-static const struct heap_replay *sort_h;
-
-static int site_by_bytes(const void *a, const void *b)
+static int site_by_bytes(const void *a, const void *b, void *arg)
 {
-	const struct hr_site *x = &sort_h->sites[*(const uint32_t *)a];
-	const struct hr_site *y = &sort_h->sites[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_site *x = &h->sites[*(const uint32_t *)a];
+	const struct hr_site *y = &h->sites[*(const uint32_t *)b];
 
 	if (x->c.alloc_bytes != y->c.alloc_bytes)
 		return x->c.alloc_bytes > y->c.alloc_bytes ? -1 : 1;
 	return strcmp(x->frame.func, y->frame.func);
 }
 
-static int type_by_bytes(const void *a, const void *b)
+static int type_by_bytes(const void *a, const void *b, void *arg)
 {
-	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
-	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_type *x = &h->types[*(const uint32_t *)a];
+	const struct hr_type *y = &h->types[*(const uint32_t *)b];
 
 	if (x->c.alloc_bytes != y->c.alloc_bytes)
 		return x->c.alloc_bytes > y->c.alloc_bytes ? -1 : 1;
@@ -53,8 +53,7 @@ uint32_t *report_sorted_sites(const struct heap_replay *h)
 		return NULL;
 	for (i = 0; i < h->nsites; i++)
 		v[i] = (uint32_t)i;
-	sort_h = h;
-	qsort(v, h->nsites, sizeof(*v), site_by_bytes);
+	qsort_r(v, h->nsites, sizeof(*v), site_by_bytes, (void *)h);
 	return v;
 }
 
@@ -67,22 +66,8 @@ static uint32_t *sorted_types(const struct heap_replay *h)
 		return NULL;
 	for (i = 0; i < h->ntypes; i++)
 		v[i] = (uint32_t)i;
-	sort_h = h;
-	qsort(v, h->ntypes, sizeof(*v), type_by_bytes);
+	qsort_r(v, h->ntypes, sizeof(*v), type_by_bytes, (void *)h);
 	return v;
-}
-
-const char *report_human_ns(uint64_t ns, char *buf, size_t len)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
-	return buf;
 }
 
 uint64_t report_life_max_cycles(const struct hr_life *l)

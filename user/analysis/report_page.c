@@ -18,17 +18,18 @@
 #include "analysis/report_html.h"
 #include "analysis/report_sections.h"
 #include "analysis/report_text.h"
+#include "util/fnv.h"
+#include "util/grow.h"
 #include "util/u64_map.h"
 
 #define NTABLES 5
 #define PICTURE_TYPES 8    /* lines in the chart at most */
 
-static const struct heap_replay *sort_h;
-
-static int by_peak(const void *a, const void *b)
+static int by_peak(const void *a, const void *b, void *arg)
 {
-	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
-	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_type *x = &h->types[*(const uint32_t *)a];
+	const struct hr_type *y = &h->types[*(const uint32_t *)b];
 
 	if (x->peak_live_bytes != y->peak_live_bytes)
 		return x->peak_live_bytes > y->peak_live_bytes ? -1 : 1;
@@ -55,10 +56,8 @@ struct flame {
 
 static uint64_t name_key(uint32_t parent, const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ parent;
+	uint64_t h = fnv1a64(s, strlen(s), FNV1A64_SEED ^ parent);
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
 	return h ? h : 1;
 }
 
@@ -78,15 +77,8 @@ static int child_of(struct flame *fl, uint32_t parent,
 			return 0;
 		}
 	}
-	if (fl->len == fl->cap) {
-		size_t cap = fl->cap ? fl->cap * 2 : 256;
-		void *nn = realloc(fl->n, cap * sizeof(*fl->n));
-
-		if (!nn)
-			return -ENOMEM;
-		fl->n = nn;
-		fl->cap = cap;
-	}
+	if (!GROW(fl->n, fl->len, fl->cap, 256))
+		return -ENOMEM;
 	n = &fl->n[fl->len];
 	memset(n, 0, sizeof(*n));
 	n->name = fr->func;
@@ -100,12 +92,11 @@ static int child_of(struct flame *fl, uint32_t parent,
 	return 0;
 }
 
-static const struct flame *sort_fl;
-
-static int child_by_bytes(const void *a, const void *b)
+static int child_by_bytes(const void *a, const void *b, void *arg)
 {
-	const struct fnode *x = &sort_fl->n[*(const uint32_t *)a];
-	const struct fnode *y = &sort_fl->n[*(const uint32_t *)b];
+	const struct flame *fl = arg;
+	const struct fnode *x = &fl->n[*(const uint32_t *)a];
+	const struct fnode *y = &fl->n[*(const uint32_t *)b];
 
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
@@ -136,8 +127,7 @@ static int emit(struct flame *fl, uint32_t i, unsigned depth)
 		return -ENOMEM;
 	for (c = n->child, k = 0; c; c = fl->n[c - 1].next)
 		kids[k++] = c - 1;
-	sort_fl = fl;
-	qsort(kids, nk, sizeof(*kids), child_by_bytes);
+	qsort_r(kids, nk, sizeof(*kids), child_by_bytes, fl);
 	for (k = 0; k < nk; k++)
 		if (emit(fl, kids[k], depth + 1)) {
 			free(kids);
@@ -209,10 +199,11 @@ out:
 
 /* ---- the page ---- */
 
-static int by_growth(const void *a, const void *b)
+static int by_growth(const void *a, const void *b, void *arg)
 {
-	const struct hr_type *x = &sort_h->types[*(const uint32_t *)a];
-	const struct hr_type *y = &sort_h->types[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_type *x = &h->types[*(const uint32_t *)a];
+	const struct hr_type *y = &h->types[*(const uint32_t *)b];
 
 	if (x->leak.growth_bytes != y->leak.growth_bytes)
 		return x->leak.growth_bytes > y->leak.growth_bytes ? -1 : 1;
@@ -238,8 +229,7 @@ static int leak_table(const struct heap_replay *h, unsigned top,
 	for (i = 0; i < h->ntypes; i++)
 		if (h->types[i].leak.suspect)
 			ord[n++] = (uint32_t)i;
-	sort_h = h;
-	qsort(ord, n, sizeof(*ord), by_growth);
+	qsort_r(ord, n, sizeof(*ord), by_growth, (void *)h);
 	if (n > top)
 		n = top;
 	if (html_table_init(t, 5, n, false)) {
@@ -303,8 +293,7 @@ int report_page_write(const struct report_proc *p, const char *out,
 		live += h->types[i].c.live;
 		lbytes += h->types[i].c.live_bytes;
 	}
-	sort_h = h;
-	qsort(ord, h->ntypes, sizeof(*ord), by_peak);
+	qsort_r(ord, h->ntypes, sizeof(*ord), by_peak, (void *)h);
 	while (ns && !h->types[ord[ns - 1]].peak_live_bytes)
 		ns--;
 	for (j = 0; j < npt; j++) {

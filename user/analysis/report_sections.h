@@ -16,9 +16,7 @@ struct heap_replay;
 struct report_proc;
 struct html_table;
 
-/* "3.1 ms"; site indexes by bytes allocated (malloc'd, NULL on
- * failure). */
-const char *report_human_ns(uint64_t ns, char *buf, size_t len);
+/* Site indexes by bytes allocated (malloc'd, NULL on failure). */
 uint32_t *report_sorted_sites(const struct heap_replay *h);
 
 /* LIFETIMES by site and by type (report_lifetime.c); one hr_life as the

@@ -38,6 +38,7 @@
 #include "analysis/heap_replay.h"
 #include "analysis/report_html.h"
 #include "analysis/report_text.h"
+#include "util/json_str.h"
 #include "inspect/go_sizeclasses.h"
 
 #define TINY_MAX 15
@@ -68,12 +69,11 @@ struct size_table {
 	uint64_t objects, bytes, lost_min, lost_max, tiny_objects;
 };
 
-static const struct heap_replay *sort_h;
-
-static int class_order(const void *a, const void *b)
+static int class_order(const void *a, const void *b, void *arg)
 {
-	const struct hr_class *x = &sort_h->classes[*(const uint32_t *)a];
-	const struct hr_class *y = &sort_h->classes[*(const uint32_t *)b];
+	const struct heap_replay *h = arg;
+	const struct hr_class *x = &h->classes[*(const uint32_t *)a];
+	const struct hr_class *y = &h->classes[*(const uint32_t *)b];
 
 	if (x->type != y->type)
 		return x->type < y->type ? -1 : 1;
@@ -157,8 +157,7 @@ static int table_build(const struct heap_replay *h, struct size_table *tb)
 	}
 	for (i = 0; i < h->nclasses; i++)
 		ord[i] = (uint32_t)i;
-	sort_h = h;
-	qsort(ord, h->nclasses, sizeof(*ord), class_order);
+	qsort_r(ord, h->nclasses, sizeof(*ord), class_order, (void *)h);
 	for (i = 0; i < h->nclasses; i++) {
 		const struct hr_class *c = &h->classes[ord[i]];
 		struct size_row *r = tb->nrows ? &tb->rows[tb->nrows - 1] : NULL;
@@ -339,7 +338,7 @@ void report_json_sizes(const struct heap_replay *h)
 		const struct hr_type *t = &h->types[st->type];
 
 		printf("%s{\"type\":", i ? "," : "");
-		report_json_str(t->name);
+		json_str(stdout, t->name);
 		printf(",\"type_size\":%" PRIu64 ",\"pointers\":%s,\"objects\":%"
 		       PRIu64 ",\"slot_bytes\":%" PRIu64 ",\"lost_min\":%" PRIu64
 		       ",\"lost_max\":%" PRIu64 ",\"tiny_objects\":%" PRIu64

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* report_text.c - numbers and strings as the report writes them. */
+/* report_text.c - numbers as the report writes them. */
 #include "report_text.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 
 const char *report_human_bytes(uint64_t b, char *buf, size_t len)
@@ -18,18 +19,15 @@ const char *report_human_bytes(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
-void report_json_str(const char *s)
+const char *report_human_ns(uint64_t ns, char *buf, size_t len)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+	return buf;
 }

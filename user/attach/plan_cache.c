@@ -22,6 +22,8 @@
 
 #include "inspect/binary_ident.h"
 #include "inspect/go_binary.h"
+#include "util/fnv.h"
+#include "util/grow.h"
 
 #define MAGIC "TAFPLAN1"
 #define FORMAT 2
@@ -38,29 +40,10 @@ struct blob {
 	size_t n, cap;
 };
 
-static uint64_t fnv(const void *p, size_t n, uint64_t h)
-{
-	const uint8_t *b = p;
-
-	while (n--)
-		h = (h ^ *b++) * 0x100000001b3ull;
-	return h;
-}
-
 static int put(struct blob *b, const void *p, size_t n)
 {
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		uint8_t *np;
-
-		while (cap < b->n + n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np)
-			return -ENOMEM;
-		b->p = np;
-		b->cap = cap;
-	}
+	if (grow_to(&b->p, &b->cap, b->n + n, 1, 4096))
+		return -ENOMEM;
 	memcpy(b->p + b->n, p, n);
 	b->n += n;
 	return 0;
@@ -131,7 +114,7 @@ bad:
 static void file_name(const char *key, char *name, size_t len)
 {
 	snprintf(name, len, "%016llx.plan",
-		 (unsigned long long)fnv(key, strlen(key), 0xcbf29ce484222325ull));
+		 (unsigned long long)fnv1a64(key, strlen(key), FNV1A64_SEED));
 }
 
 static int serialize(const struct probe_plan *p, const char *key,
@@ -156,7 +139,7 @@ static int serialize(const struct probe_plan *p, const char *key,
 		rc = put(b, p->asites, p->nasites * sizeof(*p->asites));
 	if (!rc)
 		rc = put(b, p->callers, p->ncallers * sizeof(*p->callers));
-	sum = fnv(b->p, b->n, 0xcbf29ce484222325ull);
+	sum = fnv1a64(b->p, b->n, FNV1A64_SEED);
 	if (!rc)
 		rc = put(b, &sum, sizeof(sum));
 	return rc;
@@ -191,7 +174,7 @@ static int deserialize(const uint8_t *p, size_t n, const char *key,
 	    memcmp(p + 8, key, klen))
 		return -EINVAL;
 	memcpy(&sum, end, sizeof(sum));
-	if (sum != fnv(p, n - sizeof(sum), 0xcbf29ce484222325ull))
+	if (sum != fnv1a64(p, n - sizeof(sum), FNV1A64_SEED))
 		return -EINVAL;
 	at = p + 8 + klen;
 	memcpy(plan, at, sizeof(*plan));

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "inspect/runtime_globals.h"
+#include "util/grow.h"
 
 #define VAR_NAME "runtime.MemProfileRate"
 
@@ -130,15 +131,8 @@ static void guard_main(int fd)
 			continue;
 		}
 		if (i == n) {
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				struct guard_msg *nl = realloc(live, nc * sizeof(*nl));
-
-				if (!nl)
-					continue;
-				live = nl;
-				cap = nc;
-			}
+			if (!GROW(live, n, cap, 16))
+				continue;
 			n++;
 		}
 		live[i] = m;

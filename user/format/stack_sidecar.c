@@ -59,6 +59,7 @@
  */
 #include "stack_sidecar.h"
 #include "stack_sidecar_impl.h"
+#include "util/grow.h"
 #include "util/uvarint.h"
 
 #include <errno.h>
@@ -156,7 +157,8 @@ static int parse_string(struct stack_sidecar *s, struct parse_caps *cap,
 		return -EBADMSG;
 	if (memchr(c->p, 0, len))
 		return -EBADMSG;
-	if (reserve(&s->str, &cap->str, (size_t)s->nstr + 2, sizeof(*s->str)))
+	if (grow_to(&s->str, &cap->str, (size_t)s->nstr + 2, sizeof(*s->str),
+		    16))
 		return -ENOMEM;
 	/* Each string takes >= 2 bytes of file (tag, length): the arena,
 	 * sized like the file, always has room for it and its NUL. */
@@ -180,8 +182,8 @@ static int parse_frame(struct stack_sidecar *s, struct parse_caps *cap,
 	    get_id(c, s->nstr, &file) || get_uvarint(c, &line) ||
 	    line > UINT32_MAX || s->nframe == UINT32_MAX - 1)
 		return -EBADMSG;
-	if (reserve(&s->frame, &cap->frame, (size_t)s->nframe + 2,
-		    sizeof(*s->frame)))
+	if (grow_to(&s->frame, &cap->frame, (size_t)s->nframe + 2,
+		    sizeof(*s->frame), 16))
 		return -ENOMEM;
 	f = &s->frame[++s->nframe];
 	f->pc = pc;
@@ -199,9 +201,10 @@ static int parse_stack(struct stack_sidecar *s, struct parse_caps *cap,
 	if (get_uvarint(c, &n) || n == 0 || n > STACK_SIDECAR_MAX_FRAMES ||
 	    n > (uint64_t)(c->end - c->p) || s->nstack == UINT32_MAX - 1)
 		return -EBADMSG;
-	if (reserve(&s->pool, &cap->pool, s->npool + n, sizeof(*s->pool)) ||
-	    reserve(&s->stack_off, &cap->stack, (size_t)s->nstack + 2,
-		    sizeof(*s->stack_off)))
+	if (grow_to(&s->pool, &cap->pool, s->npool + n, sizeof(*s->pool),
+		    16) ||
+	    grow_to(&s->stack_off, &cap->stack, (size_t)s->nstack + 2,
+		    sizeof(*s->stack_off), 16))
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		uint32_t fid;
@@ -278,7 +281,7 @@ static int parse_allocs(struct stack_sidecar *s, struct parse_caps *cap,
 	    count > (uint64_t)(c->end - c->p) / MIN_ALLOC_BYTES ||
 	    count > UINT32_MAX || (count && !s->nstack))
 		return -EBADMSG;
-	if (reserve(&s->rec, &cap->rec, s->nrec + 1, sizeof(*s->rec)))
+	if (grow_to(&s->rec, &cap->rec, s->nrec + 1, sizeof(*s->rec), 16))
 		return -ENOMEM;
 	r = &s->rec[s->nrec++];
 	r->gen = gen;
@@ -533,7 +536,7 @@ static int load_gen(struct stack_sidecar *s, uint64_t gen)
 	for (i = 0; i < s->nrec; i++)
 		if (s->rec[i].gen == gen)
 			cap += s->rec[i].count;
-	if (reserve(&s->alloc, &s->gen_cap, cap, sizeof(*s->alloc)))
+	if (grow_to(&s->alloc, &s->gen_cap, cap, sizeof(*s->alloc), 16))
 		return -ENOMEM;
 	for (i = 0; i < s->nrec; i++) {
 		const struct alloc_rec *r = &s->rec[i];

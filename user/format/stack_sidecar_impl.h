@@ -46,35 +46,4 @@ static inline uint64_t unzigzag(uint64_t v)
 	return (v >> 1) ^ -(v & 1);
 }
 
-/* FNV-1a, for interning; a collision only costs a duplicate record. */
-static inline uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n--)
-		h = (h ^ *b++) * 0x100000001b3ull;
-	return h;
-}
-
-#define HASH_SEED 0xcbf29ce484222325ull
-
-/* Grows *ARR to hold at least N elements of SIZE bytes (doubling). */
-static inline int reserve(void *arr, size_t *cap, size_t n, size_t size)
-{
-	void **a = arr;
-	size_t ncap = *cap ? *cap : 16;
-	void *p;
-
-	if (n <= *cap)
-		return 0;
-	while (ncap < n)
-		ncap *= 2;
-	p = reallocarray(*a, ncap, size);
-	if (!p)
-		return -ENOMEM;
-	*a = p;
-	*cap = ncap;
-	return 0;
-}
-
 #endif /* STACK_SIDECAR_IMPL_H */

@@ -8,6 +8,8 @@
  */
 #include "stack_sidecar.h"
 #include "stack_sidecar_impl.h"
+#include "util/fnv.h"
+#include "util/grow.h"
 #include "util/u64_map.h"
 #include "util/uvarint.h"
 
@@ -153,7 +155,7 @@ static int add_string(struct stack_sidecar_writer *w, const char *s,
 	if (!s || !*s || !strcmp(s, unknown))
 		return 0;
 	len = strnlen(s, MAX_STRING);
-	key = hash_bytes(HASH_SEED, s, len) | 1;
+	key = fnv1a64(s, len, FNV1A64_SEED) | 1;
 	if (u64_map_get(&w->str_index, key, &v) &&
 	    !strncmp(w->str[v - 1], s, len) && !w->str[v - 1][len]) {
 		*sid = (uint32_t)v;
@@ -161,7 +163,7 @@ static int add_string(struct stack_sidecar_writer *w, const char *s,
 	}
 	if (w->nstr >= UINT32_MAX - 1)
 		return -E2BIG;
-	err = reserve(&w->str, &w->str_cap, w->nstr + 1, sizeof(*w->str));
+	err = grow_to(&w->str, &w->str_cap, w->nstr + 1, sizeof(*w->str), 16);
 	if (err)
 		return err;
 	w->str[w->nstr] = strndup(s, len);
@@ -202,8 +204,8 @@ int stack_sidecar_writer_add_frame(struct stack_sidecar_writer *w,
 		err = add_string(w, f->file, &wf.file);
 	if (err)
 		return w->err = err;
-	key = hash_bytes(HASH_SEED, &wf.pc, sizeof(wf.pc));
-	key = hash_bytes(key, &wf.func, sizeof(wf.func) * 3) | 1;
+	key = fnv1a64(&wf.pc, sizeof(wf.pc), FNV1A64_SEED);
+	key = fnv1a64(&wf.func, sizeof(wf.func) * 3, key) | 1;
 	if (u64_map_get(&w->frame_index, key, &v) &&
 	    frame_equal(&w->frame[v - 1], &wf)) {
 		*frame_id = (uint32_t)v;
@@ -211,8 +213,8 @@ int stack_sidecar_writer_add_frame(struct stack_sidecar_writer *w,
 	}
 	if (w->nframe >= UINT32_MAX - 1)
 		return w->err = -E2BIG;
-	err = reserve(&w->frame, &w->frame_cap, w->nframe + 1,
-		      sizeof(*w->frame));
+	err = grow_to(&w->frame, &w->frame_cap, w->nframe + 1,
+		      sizeof(*w->frame), 16);
 	if (err)
 		return w->err = err;
 	w->frame[w->nframe++] = wf;
@@ -256,7 +258,7 @@ int stack_sidecar_writer_add_stack(struct stack_sidecar_writer *w,
 	for (i = 0; i < n; i++)
 		if (frame_ids[i] == 0 || frame_ids[i] > w->nframe)
 			return -EINVAL;
-	key = hash_bytes(HASH_SEED, frame_ids, n * sizeof(*frame_ids)) | 1;
+	key = fnv1a64(frame_ids, n * sizeof(*frame_ids), FNV1A64_SEED) | 1;
 	if (u64_map_get(&w->stack_index, key, &v) &&
 	    stack_equal(w, v, frame_ids, n)) {
 		*stack_id = (uint32_t)v;
@@ -264,11 +266,11 @@ int stack_sidecar_writer_add_stack(struct stack_sidecar_writer *w,
 	}
 	if (w->nstack >= UINT32_MAX - 2)
 		return w->err = -E2BIG;
-	err = reserve(&w->stack_frames, &w->stack_frames_cap,
-		      w->nstack_frames + n, sizeof(*w->stack_frames));
+	err = grow_to(&w->stack_frames, &w->stack_frames_cap,
+		      w->nstack_frames + n, sizeof(*w->stack_frames), 16);
 	if (!err)
-		err = reserve(&w->stack_off, &w->stack_cap, w->nstack + 2,
-			      sizeof(*w->stack_off));
+		err = grow_to(&w->stack_off, &w->stack_cap, w->nstack + 2,
+			      sizeof(*w->stack_off), 16);
 	if (err)
 		return w->err = err;
 	memcpy(&w->stack_frames[w->nstack_frames], frame_ids,

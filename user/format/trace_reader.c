@@ -36,6 +36,7 @@
 
 #include "trace_reader.h"
 #include "format/trace_events.h"
+#include "util/grow.h"
 #include "util/u64_map.h"
 #include "util/uvarint.h"
 
@@ -252,15 +253,8 @@ static int read_types(struct trace_reader *r, const uint8_t *p,
 			return fail(r, off, "type ID out of range");
 		if (u64_map_get(&r->type_ids, t.id + 1, NULL))
 			continue; /* defined twice: the first one counts */
-		if (r->ntypes == r->types_cap) {
-			size_t cap = r->types_cap ? r->types_cap * 2 : 64;
-			void *nt = realloc(r->types, cap * sizeof(*r->types));
-
-			if (!nt)
-				return r->err = -ENOMEM;
-			r->types = nt;
-			r->types_cap = cap;
-		}
+		if (!GROW(r->types, r->ntypes, r->types_cap, 64))
+			return r->err = -ENOMEM;
 		r->types[r->ntypes++] = t;
 		if (u64_map_put(&r->type_ids, t.id + 1, r->ntypes))
 			return r->err = -ENOMEM;
@@ -425,15 +419,8 @@ static int add_cursor(struct trace_reader *r, const uint8_t *data,
 {
 	struct cursor *c;
 
-	if (r->ncurs == r->curs_cap) {
-		size_t cap = r->curs_cap ? r->curs_cap * 2 : 64;
-		void *n = realloc(r->curs, cap * sizeof(*r->curs));
-
-		if (!n)
-			return r->err = -ENOMEM;
-		r->curs = n;
-		r->curs_cap = cap;
-	}
+	if (!GROW(r->curs, r->ncurs, r->curs_cap, 64))
+		return r->err = -ENOMEM;
 	c = &r->curs[r->ncurs];
 	memset(c, 0, sizeof(*c));
 	c->p = data;

@@ -25,6 +25,7 @@
 #include "format/stack_sidecar.h"
 #include "trace_sink.h"
 #include "format/trace_writer.h"
+#include "util/grow.h"
 
 /* Names already taken (a planted file, a clock step) are skipped. */
 #define CREATE_ATTEMPTS 100
@@ -46,6 +47,12 @@ struct trace_sink {
 
 	char **files;            /* files this sink created, oldest first */
 	size_t nfiles, files_cap;
+
+	struct {
+		trace_sink_new_file_fn fn;
+		void *ctx;
+	} hooks[TRACE_SINK_MAX_HOOKS]; /* told of each new file */
+	unsigned nhooks;
 
 	struct trace_sink_stats st;
 };
@@ -234,6 +241,17 @@ const char *trace_sink_file_name(const struct trace_sink *s)
 						    NULL;
 }
 
+int trace_sink_on_new_file(struct trace_sink *s, trace_sink_new_file_fn fn,
+			   void *ctx)
+{
+	if (s->nhooks == TRACE_SINK_MAX_HOOKS)
+		return -ENOSPC;
+	s->hooks[s->nhooks].fn = fn;
+	s->hooks[s->nhooks].ctx = ctx;
+	s->nhooks++;
+	return 0;
+}
+
 uint64_t trace_sink_next_gen(const struct trace_sink *s)
 {
 	return trace_sink_at_file_start(s) ? 1 : s->file_gens + 1;
@@ -325,15 +343,8 @@ static int open_file(struct trace_sink *s)
 	char *copy;
 	int i, fd = -1;
 
-	if (s->nfiles == s->files_cap) {
-		size_t cap = s->files_cap ? s->files_cap * 2 : 16;
-		char **f = realloc(s->files, cap * sizeof(*f));
-
-		if (!f)
-			return -ENOMEM;
-		s->files = f;
-		s->files_cap = cap;
-	}
+	if (!GROW(s->files, s->nfiles, s->files_cap, 16))
+		return -ENOMEM;
 	now = time(NULL);
 	if (!gmtime_r(&now, &tm) ||
 	    !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
@@ -394,6 +405,7 @@ static int fail(struct trace_sink *s, int err)
 
 int trace_sink_append(struct trace_sink *s, const uint8_t *buf, size_t len)
 {
+	unsigned i;
 	int err;
 
 	if (s->err)
@@ -410,6 +422,9 @@ int trace_sink_append(struct trace_sink *s, const uint8_t *buf, size_t len)
 			return fail(s, err);
 		/* What a cut back keeps once a generation is whole. */
 		s->file_size = TW_HEADER_LEN;
+		for (i = 0; i < s->nhooks; i++)
+			s->hooks[i].fn(s->hooks[i].ctx,
+				       s->files[s->nfiles - 1]);
 	}
 	err = write_all(s->fd, buf, len);
 	if (err)

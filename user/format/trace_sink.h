@@ -5,8 +5,9 @@
  * Owns: file naming, creation (O_EXCL|O_NOFOLLOW, 0640), the 16-byte header,
  * appending encoded generations (streamed a batch at a time, or whole),
  * size-based rotation at generation boundaries, keeping only the newest N
- * files, and leaving every file valid when a write fails (the file is cut
- * back to its last whole generation).
+ * files, leaving every file valid when a write fails (the file is cut
+ * back to its last whole generation), and telling who asked when it
+ * starts a file (trace_sink_on_new_file).
  * Also which output directories are safe for a root process to write into
  * (trace_sink.c, open_output_dir, states the policy).
  */
@@ -86,6 +87,21 @@ int trace_sink_write_gen(struct trace_sink *s, const uint8_t *buf, size_t len);
  * before the first write.
  */
 const char *trace_sink_file_name(const struct trace_sink *s);
+
+/*
+ * Who is told when the sink starts a file: FN(CTX, NAME), NAME the new
+ * file's name inside the output directory, once the file exists (its
+ * header written), before its first generation is whole.  The sidecars
+ * of a trace file (F.trace.stacks, F.trace.gc, F.trace.sampling) start
+ * over then, without comparing names to find out.  At most
+ * TRACE_SINK_MAX_HOOKS, called in the order added.  Returns 0 or -ENOSPC.
+ */
+#define TRACE_SINK_MAX_HOOKS 4
+
+typedef void (*trace_sink_new_file_fn)(void *ctx, const char *name);
+
+int trace_sink_on_new_file(struct trace_sink *s, trace_sink_new_file_fn fn,
+			   void *ctx);
 
 /*
  * Ends the current file now (SIGUSR1): the next generation written opens a

@@ -37,6 +37,7 @@
 
 #include "trace_writer.h"
 #include "format/type_catalog.h"
+#include "util/grow.h"
 #include "util/u64_map.h"
 #include "util/uvarint.h"
 
@@ -98,25 +99,6 @@ struct tw_gen {
 	uint64_t last_event_ts;      /* as written: tw_gen_last_event_ts */
 	size_t data_bytes;           /* sum of thread buffers */
 };
-
-/* Grows *p (an array of `size`-byte items) to hold at least `need`. */
-static int grow(void **p, size_t *cap, size_t need, size_t size,
-		size_t initial)
-{
-	size_t ncap = *cap ? *cap : initial;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * size);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
 
 static int mem_write(void *ctx, const uint8_t *buf, size_t len);
 
@@ -189,8 +171,8 @@ static struct tw_thread *thread_get(struct tw_gen *g, uint64_t id)
 		return &g->threads[g->last_thread];
 	/* + 1: thread 0 is a valid M, key 0 is the map's empty slot. */
 	if (!u64_map_get(&g->thread_index, id + 1, &i)) {
-		if (grow((void **)&g->threads, &g->threads_cap, g->nthreads + 1,
-			 sizeof(*g->threads), 16))
+		if (grow_to(&g->threads, &g->threads_cap, g->nthreads + 1,
+			    sizeof(*g->threads), 16))
 			return NULL;
 		if (u64_map_put(&g->thread_index, id + 1, g->nthreads))
 			return NULL;
@@ -225,8 +207,7 @@ static int mem_write(void *ctx, const uint8_t *buf, size_t len)
 {
 	struct tw_gen *g = ctx;
 
-	if (grow((void **)&g->mem, &g->mem_cap, g->mem_len + len, 1,
-		 BATCH_MAX))
+	if (grow_to(&g->mem, &g->mem_cap, g->mem_len + len, 1, BATCH_MAX))
 		return -ENOMEM;
 	memcpy(g->mem + g->mem_len, buf, len);
 	g->mem_len += len;
@@ -271,8 +252,8 @@ static int thread_reserve(struct tw_gen *g, struct tw_thread *t, uint64_t ts)
 		t->base_ts = ts;
 	/* Grows to BATCH_MAX at most: a thread's batch is all it keeps. */
 	if (BATCH_HDR_MAX + t->len + EVENT_MAX > t->cap &&
-	    grow((void **)&t->buf, &t->cap, BATCH_HDR_MAX + t->len + EVENT_MAX,
-		 1, 1024))
+	    grow_to(&t->buf, &t->cap, BATCH_HDR_MAX + t->len + EVENT_MAX, 1,
+		    1024))
 		return -ENOMEM;
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "inspect/disasm.h"
 #include "inspect/go_binary.h"
 #include "inspect/go_pclntab.h"
+#include "util/grow.h"
 
 /* --- callers ------------------------------------------------------------ */
 
@@ -223,16 +224,9 @@ static int callers_cb(const char *name, uint64_t entry, uint64_t size, void *arg
 		if (!(in->kind == INSN_CALL && as_in_list(c->targets, c->ntargets, in->target)) &&
 		    !(in->kind == INSN_CALL_IND && dispatcher))
 			continue;
-		if (c->n == c->cap) {
-			size_t cap = c->cap ? c->cap * 2 : 64;
-			struct as_caller *nv = realloc(c->v, cap * sizeof(*nv));
-
-			if (!nv) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			c->v = nv;
-			c->cap = cap;
+		if (!GROW(c->v, c->n, c->cap, 64)) {
+			rc = -ENOMEM;
+			goto out;
 		}
 		a = &c->v[c->n++];
 		memset(a, 0, sizeof(*a));
@@ -450,15 +444,8 @@ static int tsrc_add(struct tsrc_ctx *c, const char *name,
 {
 	struct as_caller *a;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct as_caller *nv = realloc(c->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		c->v = nv;
-		c->cap = cap;
-	}
+	if (!GROW(c->v, c->n, c->cap, 64))
+		return -ENOMEM;
 	a = &c->v[c->n++];
 	memset(a, 0, sizeof(*a));
 	a->call = in->addr;

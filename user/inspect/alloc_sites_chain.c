@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "inspect/go_binary.h"
+#include "util/grow.h"
 
 /* Go's integer argument registers, in ABI order (abi-internal.md). */
 static const int arg_regs[] = {
@@ -120,15 +121,8 @@ static struct as_caller *add_caller(struct chain_ctx *c)
 {
 	struct as_caller *a;
 
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct as_caller *nv = realloc(c->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		c->v = nv;
-		c->cap = cap;
-	}
+	if (!GROW(c->v, c->n, c->cap, 64))
+		return NULL;
 	a = &c->v[c->n++];
 	memset(a, 0, sizeof(*a));
 	return a;
@@ -136,15 +130,8 @@ static struct as_caller *add_caller(struct chain_ctx *c)
 
 static int add_prop(struct chain_ctx *c, const struct chain_prop *p)
 {
-	if (c->np == c->pcap) {
-		size_t cap = c->pcap ? c->pcap * 2 : 16;
-		struct chain_prop *np = realloc(c->p, cap * sizeof(*np));
-
-		if (!np)
-			return -ENOMEM;
-		c->p = np;
-		c->pcap = cap;
-	}
+	if (!GROW(c->p, c->np, c->pcap, 16))
+		return -ENOMEM;
 	c->p[c->np++] = *p;
 	return 0;
 }
@@ -303,15 +290,8 @@ struct chain_state {
 static int push_target(struct chain_target **v, size_t *n, size_t *cap,
 		       uint64_t entry, int reg)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		struct chain_target *nv = realloc(*v, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = nc;
-	}
+	if (!GROW(*v, *n, *cap, 16))
+		return -ENOMEM;
 	(*v)[*n].entry = entry;
 	(*v)[*n].reg = reg;
 	(*n)++;

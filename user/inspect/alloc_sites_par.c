@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "inspect/go_binary.h"
+#include "util/grow.h"
 
 #define PAR_CHUNK 64          /* functions per hand-out: few atomics */
 #define PAR_MAX_WORKERS 8
@@ -47,15 +48,8 @@ static int collect(const char *name, uint64_t entry, uint64_t size, void *arg)
 {
 	struct par_job *j = arg;
 
-	if (j->n == j->cap) {
-		size_t cap = j->cap ? j->cap * 2 : 4096;
-		struct par_func *nv = realloc(j->v, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		j->v = nv;
-		j->cap = cap;
-	}
+	if (!GROW(j->v, j->n, j->cap, 4096))
+		return -ENOMEM;
 	j->v[j->n++] = (struct par_func){ name, entry, size };
 	return 0;
 }

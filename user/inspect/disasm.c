@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "disasm.h"
+#include "util/grow.h"
 
 /* Bytes of an instruction, split the way the kernel's decoder splits them. */
 struct parts {
@@ -361,16 +362,10 @@ int disasm_function_hook(const uint8_t *code, size_t len, uint64_t vaddr,
 				  left > 3 ? p[3] : 0);
 			goto done;
 		}
-		if (out->n == cap) {
-			struct insn *n;
-
-			cap *= 2;
-			n = realloc(out->insns, cap * sizeof(*n));
-			if (!n) {
-				rc = -ENOMEM;
-				goto done;
-			}
-			out->insns = n;
+		/* cap starts at len / 3 + 16, never 0. */
+		if (!GROW(out->insns, out->n, cap, 16)) {
+			rc = -ENOMEM;
+			goto done;
 		}
 		memset(&out->insns[out->n], 0, sizeof(out->insns[0]));
 		fill(&out->insns[out->n], ci);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "go_dwarf.h"
+#include "util/grow.h"
 
 #define DW_AT_go_runtime_type 0x2904
 
@@ -49,15 +50,8 @@ static int cmp_ent(const void *a, const void *b)
 static int add_ent(struct go_dwarf *g, const char *name, Dwarf_Off off,
 		   bool is_var)
 {
-	if (g->nents == g->cap) {
-		size_t cap = g->cap ? g->cap * 2 : 4096;
-		struct name_ent *e = realloc(g->ents, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		g->ents = e;
-		g->cap = cap;
-	}
+	if (!GROW(g->ents, g->nents, g->cap, 4096))
+		return -ENOMEM;
 	g->ents[g->nents].name = name;
 	g->ents[g->nents].off = off;
 	g->ents[g->nents].is_var = is_var;

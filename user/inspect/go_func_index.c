@@ -11,14 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a: names are short and the table is built once. */
+#include "util/fnv.h"
+
+/* Names are short and the table is built once. */
 static uint64_t name_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	return h;
+	return fnv1a64(s, strlen(s), FNV1A64_SEED);
 }
 
 /* go_pclntab_find's preference: funcID 0 replaces a non-zero one. */

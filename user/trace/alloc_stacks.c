@@ -59,7 +59,9 @@ struct alloc_stacks {
 	size_t npend, pend_cap;
 
 	struct stack_sidecar_writer *w;  /* the current trace file's */
-	char *file;
+	bool file_started;           /* its sidecar was started (w, or
+					file_failed): false from the sink's
+					new file until its first generation */
 	bool file_failed;            /* this file gets no sidecar */
 	uint64_t file_allocs;        /* allocations in w so far */
 	struct u64_map sid_of;       /* res + 1 -> its stack ID in w */
@@ -382,8 +384,7 @@ int alloc_stacks_close_file(struct alloc_stacks *a)
 		}
 	}
 	a->file_allocs = 0;
-	free(a->file);
-	a->file = NULL;
+	a->file_started = false;
 	a->file_failed = false;
 	u64_map_free(&a->sid_of);
 	return rc;
@@ -432,18 +433,26 @@ static int write_process(struct alloc_stacks *a)
 	return stack_sidecar_writer_set_process(a->w, &p);
 }
 
-/* Starts the sidecar of TRACE_NAME unless it is the current one. */
+void alloc_stacks_new_file(void *ctx, const char *trace_name)
+{
+	struct alloc_stacks *a = ctx;
+
+	a->file_started = false;
+}
+
+/*
+ * Starts the sidecar of TRACE_NAME, the file the sink started last,
+ * unless that was done (and completes the previous file's).
+ */
 static int switch_file(struct alloc_stacks *a, int dirfd,
 		       const char *trace_name)
 {
 	int rc;
 
-	if (a->file && !strcmp(a->file, trace_name))
+	if (a->file_started)
 		return a->file_failed ? -EIO : 0;
 	alloc_stacks_close_file(a);
-	a->file = strdup(trace_name);
-	if (!a->file)
-		return -ENOMEM;
+	a->file_started = true;
 	rc = stack_sidecar_writer_open_at(dirfd, trace_name, &a->w);
 	if (rc == 0)
 		rc = write_process(a);

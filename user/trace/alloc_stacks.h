@@ -68,11 +68,17 @@ void alloc_stacks_note(struct alloc_stacks *a, uint64_t id, uint64_t ts,
 		       uint64_t hash);
 
 /*
+ * The trace sink started file TRACE_NAME (a trace_sink_new_file_fn; ctx:
+ * A): the next generation written is its first, and starts its sidecar.
+ */
+void alloc_stacks_new_file(void *ctx, const char *trace_name);
+
+/*
  * The generation being built was written as generation GEN of trace file
  * TRACE_NAME in directory DIRFD: its allocations go to that file's
  * sidecar, which is started first (and the previous file's completed)
- * when the file is new.  Returns 0 or -errno of the sidecar: then that
- * file gets none, and the trace is unaffected.
+ * when the file is new (alloc_stacks_new_file).  Returns 0 or -errno of
+ * the sidecar: then that file gets none, and the trace is unaffected.
  */
 int alloc_stacks_gen_written(struct alloc_stacks *a, int dirfd,
 			     const char *trace_name, uint64_t gen);

@@ -133,10 +133,23 @@ static int start(struct session *s, struct target *t, struct go_binary *bin,
 		so.err = why;
 		so.errlen = sizeof(why);
 		rc = trace_sink_open(&so, &s->sink);
-		if (rc)
+		if (rc) {
 			snprintf(err, errlen, "cannot write to %s: %s", o->dir,
 				 why[0] ? why : strerror(-rc));
+			return rc;
+		}
 	}
+	/* Each file's sidecars start over when the sink starts it. */
+	rc = trace_sink_on_new_file(s->sink, session_gc_new_file, s);
+	if (rc == 0 && s->memprofilerate)
+		rc = trace_sink_on_new_file(s->sink, session_sampling_new_file,
+					    s);
+	if (rc == 0 && s->stacks)
+		rc = trace_sink_on_new_file(s->sink, alloc_stacks_new_file,
+					    s->stacks);
+	if (rc)
+		snprintf(err, errlen, "cannot watch the trace files: %s",
+			 strerror(-rc));
 	return rc;
 }
 

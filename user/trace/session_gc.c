@@ -9,9 +9,7 @@
 #include "trace/session_impl.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "format/trace_sink.h"
 #include "util/grow.h"
@@ -26,6 +24,14 @@ int session_gc_mark(struct session *s, const struct taf_rec_addr *r)
 	return 0;
 }
 
+/* A new file: its cycles start here. */
+void session_gc_new_file(void *ctx, const char *name)
+{
+	struct session *s = ctx;
+
+	s->ngc_file = 0;
+}
+
 void session_gc_gen_written(struct session *s)
 {
 	const char *name = trace_sink_file_name(s->sink);
@@ -33,11 +39,6 @@ void session_gc_gen_written(struct session *s)
 
 	if (!name)
 		return;
-	if (strcmp(name, s->gc_file_name)) {
-		/* A new file: its cycles start here. */
-		s->ngc_file = 0;
-		snprintf(s->gc_file_name, sizeof(s->gc_file_name), "%s", name);
-	}
 	if (!s->ngc_pending)
 		return;
 	for (i = 0; i < s->ngc_pending; i++) {

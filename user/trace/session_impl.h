@@ -41,7 +41,7 @@ struct session {
 	 * type_ref (the shadow heap, which models spans, is not used). */
 	struct u64_map sampled;
 	uint64_t memprofilerate;         /* 0: full mode */
-	char sampling_file[256];         /* last file given its F.sampling */
+	bool sampling_due;               /* the current file lacks its F.sampling */
 	/* --memprofilerate reads (sample_reads.h): the one waiting to be
 	 * applied and their counts; with check_reads, held against the
 	 * probes' samples instead of making events.  What types them and
@@ -58,7 +58,6 @@ struct session {
 	 */
 	struct gc_mark *gc_pending, *gc_file;
 	size_t ngc_pending, gc_pending_cap, ngc_file, gc_file_cap;
-	char gc_file_name[256];
 	/* Every type read from the target, kept across generations; each
 	 * generation marks those it defines (format/type_catalog.h). */
 	struct type_catalog catalog;
@@ -150,6 +149,8 @@ int session_sampled_for_each(struct session *s,
 			     int (*fn)(void *arg, uint64_t addr, uint32_t type_ref),
 			     void *arg);
 void session_sampling_gen_written(struct session *s);
+/* The sink started a file (trace_sink_on_new_file; ctx: the session). */
+void session_sampling_new_file(void *ctx, const char *name);
 /*
  * session_reads.c, --memprofilerate: reads the samples at this GC_MARK
  * record and makes events at the mark: HeapObjectFree for the samples
@@ -169,6 +170,7 @@ uint64_t session_sampled_value(struct session *s, const struct type_entry *e,
 
 /* session_gc.c: GC cycle marks (TAF_REC_GC_CYCLE) and each file's F.gc */
 int session_gc_mark(struct session *s, const struct taf_rec_addr *r);
+void session_gc_new_file(void *ctx, const char *name);
 void session_gc_gen_written(struct session *s);
 void session_gc_gen_dropped(struct session *s);
 void session_gc_free(struct session *s);

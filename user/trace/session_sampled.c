@@ -9,7 +9,6 @@
 #include "trace/session_impl.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "format/sample_sidecar.h"
@@ -163,14 +162,23 @@ int session_sampled_for_each(struct session *s,
 	return rc;
 }
 
-/* --memprofilerate: a file's first generation brings its F.sampling. */
+/* --memprofilerate: a new file is due its F.sampling, */
+void session_sampling_new_file(void *ctx, const char *name)
+{
+	struct session *s = ctx;
+
+	s->sampling_due = true;
+}
+
+/* which comes with the first of its generations to be written (a failed
+ * one is tried again with the next). */
 void session_sampling_gen_written(struct session *s)
 {
 	const char *name = trace_sink_file_name(s->sink);
 
-	if (!name || !strcmp(name, s->sampling_file))
+	if (!name || !s->sampling_due)
 		return;
 	if (sample_sidecar_write(trace_sink_dirfd(s->sink), name,
 				 s->memprofilerate) == 0)
-		snprintf(s->sampling_file, sizeof(s->sampling_file), "%s", name);
+		s->sampling_due = false;
 }

@@ -19,23 +19,7 @@
 #include "trace/rec_names.h"
 #include "trace/shadow_heap.h"
 #include "format/trace_sink.h"
-
-/* JSON string body: quotes, backslashes and control characters escaped. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
+#include "util/json_str.h"
 
 /*
  * "shadow_heap_errors": the operations that did not fit the model, by kind

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * grow.h - room for one more element in a doubling array, the one way the
- * daemon's growing tables (links, sessions, binaries, sites, types...)
- * are grown.
+ * grow.h - room in a doubling array, for one more element (GROW) or for N
+ * (grow_to): the one way the tools' growing tables (links, sessions,
+ * binaries, sites, types, buffers...) are grown.
  */
 #ifndef GROW_H
 #define GROW_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -39,5 +40,30 @@ static inline void *grow_array(void *base, size_t *cap, size_t len,
 			(arr) = grow_p_;                                    \
 		grow_p_ != NULL;                                            \
 	})
+
+/*
+ * Room for NEED elements of ELEM bytes in the array *ARRP points to (a
+ * T **): 0, or -ENOMEM with the array untouched.  Its capacity *CAP
+ * doubles, from FIRST (> 0) when empty, until it holds NEED; the new
+ * elements are not cleared.
+ */
+static inline int grow_to(void *arrp, size_t *cap, size_t need, size_t elem,
+			  size_t first)
+{
+	void **arr = arrp;
+	size_t ncap = *cap ? *cap : first;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	n = reallocarray(*arr, ncap, elem);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
 
 #endif /* GROW_H */

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* json_str.c - a JSON string (json_str.h). */
+#include "util/json_str.h"
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
