@@ -141,7 +141,7 @@ struct ps_hit {
 
 struct ps_walk {
 	const struct target *t;
-	const struct ps_reader *pl;
+	struct ps_reader *pl;
 	struct ps_stats *st;
 	struct ps_node *cur, *next;
 	size_t ncur, nnext, cap;
@@ -149,6 +149,7 @@ struct ps_walk {
 	size_t nheads, heads_cap;
 	uint32_t sweepgen;         /* mheap_.sweepgen as the walk began */
 	const struct ps_walk_ops *ops;
+	void *ctx;
 	struct ps_hit *hits;
 	size_t nhits, hits_cap;
 	uint8_t (*bufs)[64];
@@ -283,11 +284,25 @@ static int read_buckets(struct ps_walk *w)
 	return rc;
 }
 
+void profile_specials_close(struct ps_reader *r)
+{
+	free(r->arena_ha);
+	free(r->span_buf);
+	free(r->node_bufs);
+	r->arena_ha = NULL;
+	r->span_buf = NULL;
+	r->node_bufs = NULL;
+	r->narenas = r->arenas_cap = 0;
+}
+
 int profile_specials_open(const struct go_binary *bin, uint64_t bias,
 			  uint8_t kind, struct ps_reader *r, char *err,
 			  size_t errlen)
 {
-	int rc = resolve(bin, bias, r, err, errlen);
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = resolve(bin, bias, r, err, errlen);
 
 	r->kind = kind;
 	return rc;
@@ -306,8 +321,10 @@ int profile_specials_read(const struct target *t, const struct go_binary *bin,
 	memset(st, 0, sizeof(*st));
 
 	rc = profile_specials_open(bin, bias, kind, &r, err, errlen);
-	return rc ? rc : profile_specials_walk(t, &r, &ops, ctx, st, err,
-					       errlen);
+	if (rc == 0)
+		rc = profile_specials_walk(t, &r, &ops, ctx, st, err, errlen);
+	profile_specials_close(&r);
+	return rc;
 }
 
 /*
@@ -371,6 +388,9 @@ static void check_heads(struct ps_walk *w)
 
 	if (!w->pl->by_sweepgen)
 		return;
+	/* No sweep began since the walk did: nothing was swept under it. */
+	if (w->ops->swept_since && !w->ops->swept_since(w->ctx))
+		return;
 	for (i = 0; i < w->nheads; i += MEM_BATCH_MAX) {
 		n = w->nheads - i < MEM_BATCH_MAX ? w->nheads - i : MEM_BATCH_MAX;
 		for (k = 0; k < n; k++) {
@@ -390,9 +410,12 @@ static void check_heads(struct ps_walk *w)
 static int read_spans(struct ps_walk *w, const uint64_t *ptrs, size_t n)
 {
 	size_t span_read = w->pl->span_read, i, k, m;
-	uint8_t *spans = malloc(MEM_BATCH_MAX * span_read);
+	uint8_t *spans;
 	int rc = 0;
 
+	if (!w->pl->span_buf)
+		w->pl->span_buf = malloc(MEM_BATCH_MAX * span_read);
+	spans = w->pl->span_buf;
 	if (!spans)
 		return -ENOMEM;
 	for (i = 0; i < n && rc == 0; i += MEM_BATCH_MAX) {
@@ -411,7 +434,6 @@ static int read_spans(struct ps_walk *w, const uint64_t *ptrs, size_t n)
 					       spans + k * span_read);
 		}
 	}
-	free(spans);
 	return rc;
 }
 
@@ -447,48 +469,81 @@ static int spans_by_allspans(struct ps_walk *w, char *err, size_t errlen)
  * mheap_.allArenas (heapArenas from Go 1.25): a 1 KiB bitmap per 64 MiB
  * of heap, then only the spans with specials.
  */
-static int spans_by_arenas(struct ps_walk *w, char *err, size_t errlen)
+/*
+ * Each arena's heapArena: mheap_.arenas[0][index] for every index of the
+ * arena list (LIST: its slice header; L2: the arenas' L2 array).  Kept
+ * between walks while the list is the same (arenas are only ever added,
+ * and a heapArena never moves): a read of a heap that did not grow reads
+ * no arena again.
+ */
+static int arena_pointers(struct ps_walk *w, const uint64_t list[3],
+			  uint64_t l2, char *err, size_t errlen)
 {
-	const struct ps_reader *r = w->pl;
+	struct ps_reader *r = w->pl;
+	size_t n = (size_t)list[1], i, k, m;
+	uint64_t *idx;
+
+	if (r->arena_list_at == list[0] && r->narenas == n && r->l2 == l2)
+		return 0;
+	r->narenas = 0;
+	idx = malloc(n * 8 + 8);
+	if (!idx || grow_to(&r->arena_ha, &r->arenas_cap, n + 1, 8, 16)) {
+		free(idx);
+		return -ENOMEM;
+	}
+	if (n && target_read(w->t, list[0], idx, n * 8)) {
+		snprintf(err, errlen, "cannot read mheap_'s arena list");
+		free(idx);
+		return -EIO;
+	}
+	for (i = 0; i < n; i += MEM_BATCH_MAX) {
+		m = n - i < MEM_BATCH_MAX ? n - i : MEM_BATCH_MAX;
+		for (k = 0; k < m; k++) {
+			r->arena_ha[i + k] = 0;
+			mb.addr[k] = l2 + (idx[i + k] % ARENAS_MAX) * 8;
+			mb.len[k] = 8;
+			mb.dst[k] = (uint8_t *)&r->arena_ha[i + k];
+		}
+		mem_batch_read(w->t, &mb, m);
+	}
+	free(idx);
+	r->arena_list_at = list[0];
+	r->l2 = l2;
+	r->narenas = n;
+	return 0;
+}
+
+static int spans_by_arenas(struct ps_walk *w, const uint64_t list[3],
+			   uint64_t l2, char *err, size_t errlen)
+{
+	struct ps_reader *r = w->pl;
 	const struct go_layout *l = &r->l;
-	uint64_t list[3], l2, *idx = NULL, *ha = NULL, *ptrs = NULL;
+	uint64_t *ha, *ptrs = NULL;
 	uint64_t *spans = NULL;
 	uint8_t (*bits)[PAGES_PER_ARENA / 8] = NULL;
 	bool *known = NULL;
 	size_t n, i, k, m, nptrs = 0, ptrs_cap = 0, known_cap = 0;
 	size_t idx2[MEM_BATCH_MAX];
-	int rc = 0;
+	int rc;
 
-	if (target_read(w->t, r->mheap + (uint64_t)r->arena_list->off, list,
-			sizeof(list)) || list[1] > ARENAS_MAX ||
-	    target_read(w->t, r->mheap + (uint64_t)l->mheap_arenas.off, &l2, 8) ||
-	    !l2) {
+	if (list[1] > ARENAS_MAX || !l2) {
 		snprintf(err, errlen, "cannot read mheap_'s arenas");
 		return -EIO;
 	}
-	n = (size_t)list[1];
-	idx = malloc(n * 8 + 8);
+	rc = arena_pointers(w, list, l2, err, errlen);
+	if (rc)
+		return rc;
+	n = r->narenas;
 	ha = malloc(n * 8 + 8);
 	bits = malloc((n + 1) * sizeof(*bits));
-	if (!idx || !ha || !bits) {
+	if (!ha || !bits) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (n && target_read(w->t, list[0], idx, n * 8)) {
-		snprintf(err, errlen, "cannot read mheap_'s arena list");
-		rc = -EIO;
-		goto out;
-	}
-	/* Each arena's heapArena, then its pageSpecials bitmap. */
+	memcpy(ha, r->arena_ha, n * 8);
+	/* Each arena's pageSpecials bitmap. */
 	for (i = 0; i < n; i += MEM_BATCH_MAX) {
 		m = n - i < MEM_BATCH_MAX ? n - i : MEM_BATCH_MAX;
-		for (k = 0; k < m; k++) {
-			ha[i + k] = 0;
-			mb.addr[k] = l2 + (idx[i + k] % ARENAS_MAX) * 8;
-			mb.len[k] = 8;
-			mb.dst[k] = (uint8_t *)&ha[i + k];
-		}
-		mem_batch_read(w->t, &mb, m);
 		for (k = 0; k < m; k++) {
 			memset(bits[i + k], 0, sizeof(bits[0]));
 			mb.addr[k] = ha[i + k] +
@@ -530,6 +585,11 @@ static int spans_by_arenas(struct ps_walk *w, char *err, size_t errlen)
 				spans, PAGES_PER_ARENA * 8))
 			set = 0;    /* page by page, then */
 		for (p = 0; p < PAGES_PER_ARENA; p++) {
+			/* A byte of no set bit skips its eight pages. */
+			if (!(p % 8) && !bits[i][p / 8]) {
+				p += 7;
+				continue;
+			}
 			if (!(bits[i][p / 8] & (1u << (p % 8))))
 				continue;
 			if (!GROW(ptrs, nptrs, ptrs_cap, 256) ||
@@ -565,7 +625,6 @@ static int spans_by_arenas(struct ps_walk *w, char *err, size_t errlen)
 			w->st->read_errors++;
 	rc = read_spans(w, ptrs, k);
 out:
-	free(idx);
 	free(ha);
 	free(bits);
 	free(ptrs);
@@ -574,26 +633,41 @@ out:
 	return rc;
 }
 
-int profile_specials_walk(const struct target *t, const struct ps_reader *r,
+int profile_specials_walk(const struct target *t, struct ps_reader *r,
 			  const struct ps_walk_ops *ops, void *ctx,
 			  struct ps_stats *st, char *err, size_t errlen)
 {
-	struct ps_walk w = { .t = t, .pl = r, .st = st, .ops = ops };
-	size_t k, level;
+	struct ps_walk w = { .t = t, .pl = r, .st = st, .ops = ops, .ctx = ctx };
+	uint64_t list[3] = { 0 }, l2 = 0;
+	size_t k, level, n = 0;
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (r->by_sweepgen &&
-	    target_read(t, r->mheap + (uint64_t)r->l.mheap_sweepgen.off,
-			&w.sweepgen, 4)) {
-		snprintf(err, errlen, "cannot read mheap_.sweepgen");
+	/* mheap_'s sweepgen and arena list at once: one syscall. */
+	if (r->by_sweepgen) {
+		mb.addr[n] = r->mheap + (uint64_t)r->l.mheap_sweepgen.off;
+		mb.len[n] = 4;
+		mb.dst[n++] = (uint8_t *)&w.sweepgen;
+	}
+	if (r->by_arenas) {
+		mb.addr[n] = r->mheap + (uint64_t)r->arena_list->off;
+		mb.len[n] = sizeof(list);
+		mb.dst[n++] = (uint8_t *)list;
+		mb.addr[n] = r->mheap + (uint64_t)r->l.mheap_arenas.off;
+		mb.len[n] = 8;
+		mb.dst[n++] = (uint8_t *)&l2;
+	}
+	if (n && mem_batch_read(t, &mb, n) != n) {
+		snprintf(err, errlen, "cannot read mheap_");
 		return -EIO;
 	}
-	rc = r->by_arenas ? spans_by_arenas(&w, err, errlen) :
+	rc = r->by_arenas ? spans_by_arenas(&w, list, l2, err, errlen) :
 			    spans_by_allspans(&w, err, errlen);
 	if (rc == 0) {
 		w.next = malloc((w.ncur + 1) * sizeof(*w.next));
-		w.bufs = malloc(MEM_BATCH_MAX * sizeof(*w.bufs));
+		if (!r->node_bufs)
+			r->node_bufs = malloc(MEM_BATCH_MAX * sizeof(*w.bufs));
+		w.bufs = r->node_bufs;
 		if (!w.next || !w.bufs)
 			rc = -ENOMEM;
 	}
@@ -660,7 +734,6 @@ int profile_specials_walk(const struct target *t, const struct ps_reader *r,
 out:
 	free(w.cur);
 	free(w.next);
-	free(w.bufs);
 	free(w.hits);
 	free(w.bkt);
 	free(w.bkt_ok);

@@ -55,6 +55,12 @@ struct ps_reader {
 	const struct go_field *arena_list;  /* allArenas, or heapArenas */
 	/* Spans checked against mheap_.sweepgen before and after the walk. */
 	bool by_sweepgen;
+	/* Kept between walks: each arena's heapArena while the arena list
+	 * is the same, and the read buffers. */
+	uint64_t arena_list_at, l2, *arena_ha;
+	size_t narenas, arenas_cap;
+	uint8_t *span_buf;
+	uint8_t (*node_bufs)[64];
 };
 
 /* What a walk tells its caller. */
@@ -77,17 +83,24 @@ struct ps_walk_ops {
 	 * when cached).
 	 */
 	int sweepgen_delta;
+	/*
+	 * Whether a sweep may have begun since the walk did (NULL: assume
+	 * so): when not, the spans' sweepgen is not read again after it.
+	 */
+	bool (*swept_since)(void *ctx);
 };
 
 /*
  * profile_specials_read in two steps, for walking one process again
  * and again (--memprofilerate's reads, once per GC cycle): the layout
  * is resolved once.  Same returns; OPS says what the caller is told.
+ * profile_specials_close frees what a reader kept between walks.
  */
+void profile_specials_close(struct ps_reader *r);
 int profile_specials_open(const struct go_binary *bin, uint64_t bias,
 			  uint8_t kind, struct ps_reader *r, char *err,
 			  size_t errlen);
-int profile_specials_walk(const struct target *t, const struct ps_reader *r,
+int profile_specials_walk(const struct target *t, struct ps_reader *r,
 			  const struct ps_walk_ops *ops, void *ctx,
 			  struct ps_stats *st, char *err, size_t errlen);
 

@@ -19,6 +19,8 @@ void sample_reads_init(struct sample_reads *r)
 
 void sample_reads_free(struct sample_reads *r)
 {
+	if (r->reader_rc == 0)
+		profile_specials_close(&r->reader);
 	free(r->keys);
 	free(r->fresh);
 	free(r->told);

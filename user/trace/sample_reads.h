@@ -94,6 +94,7 @@ struct sample_reads {
 	bool partial;               /* only the spans in `told` tell */
 	bool mark_seen;             /* a mark read since the last mark end */
 	uint64_t mark_sweeps;       /* its gcSweep count */
+	uint64_t sweeps;            /* the read's: the gcSweep count it is at */
 	struct sample_span *told;   /* partial: the spans not swept, sorted */
 	size_t ntold, told_cap;
 	struct u64_map seen;        /* keys, as a set (session_sampled.c) */

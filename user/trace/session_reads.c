@@ -76,6 +76,14 @@ static int read_sample(void *arg, const struct ps_sample *ps)
 	return 0;
 }
 
+/* Whether a gcSweep came since the mark the read is at. */
+static bool read_swept_since(void *arg)
+{
+	const struct session *s = arg;
+
+	return probes_gc_sweeps(s->probes, s->target.pid) != s->reads.sweeps;
+}
+
 /* A span the walk read: kept when the read turns out partial. */
 static int read_span(void *arg, uint64_t base, uint64_t limit, bool valid)
 {
@@ -104,6 +112,7 @@ static void read_now(struct session *s, uint64_t sweeps, bool end)
 	int rc;
 
 	sample_reads_begin(r);
+	r->sweeps = sweeps;
 	if (!s->probes || !s->sample_types || s->target.gone)
 		return;
 	if (r->reader_rc == 1) {
@@ -119,6 +128,8 @@ static void read_now(struct session *s, uint64_t sweeps, bool end)
 		struct ps_walk_ops ops = {
 			.want = read_wants, .sample = read_sample,
 			.span = read_span, .sweepgen_delta = end ? -2 : 0,
+			/* At a mark's end the sweep runs: always check. */
+			.swept_since = end ? NULL : read_swept_since,
 		};
 
 		char err[160];
