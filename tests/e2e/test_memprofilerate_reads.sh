@@ -25,6 +25,11 @@
 #    no allocation record at all from the probes (summary.json
 #    allocations_seen 0: nothing probes an allocation path), engine
 #    "reads".
+# 3. The stop, Go 1.27: knownalloc -hold allocates 20000 main.Node
+#    (1.25 MB, no GC: it prints numgc) and waits; the tracer, attached
+#    with -p at 4096, is stopped with SIGINT.  No mark came, so only the
+#    read as tracing stops sees the ~312 samples (20000 x 64 B / 4096):
+#    done_at_stop 1, and at least 200 main.Node allocations in the file.
 source "$(dirname "$0")/lib/lib.sh"
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
@@ -107,4 +112,28 @@ EOF
 	counts+=("go$ver: main.Keep $a samples = S, all freed ($done reads of $marks marks)")
 done
 
-pass "${agree[*]}; ${counts[*]}"
+BIN=$(workload knownalloc 1.27) || exit 1
+start_bg "$TMP/k.log" "$BIN" -n 20000 -hold
+KPID=$BG_PID
+wait_for_line "$TMP/k.log" '^ready' 20 || fail "knownalloc did not start"
+start_bg "$TMP/kt.log" "$TRACER" -p "$KPID" -o "$TMP/stop" --memprofilerate 4096
+TPID=$BG_PID
+wait_for_line "$TMP/kt.log" 'attached' 60 || fail "tracer did not attach: $(cat "$TMP/kt.log")"
+kill -USR1 "$KPID"
+wait_for_line "$TMP/k.log" '^done' 20 || fail "knownalloc: $(cat "$TMP/k.log")"
+numgc=$(sed -n 's/^done .* numgc=\([0-9]*\)$/\1/p' "$TMP/k.log")
+kill -INT "$TPID"
+wait_exit "$TPID" 60
+rc=$?
+[ $rc -eq 0 ] || fail "tracer exited $rc at SIGINT: $(tail -n 3 "$TMP/kt.log")"
+kill "$KPID"
+sum=$(ls "$TMP/stop"/*.summary.json | head -n 1)
+at_stop=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["reads"]["done_at_stop"])' "$sum")
+[ "$at_stop" = 1 ] || fail "no read as tracing stopped ($at_stop): $(grep memprofilerate: "$TMP/kt.log")"
+files=("$TMP/stop"/*.trace)
+check_files "$TMP/tcstop" "${files[@]}"
+nodes=$(cat "$TMP/tcstop"/*.tc127 | awk '$1 == "type" && $2 == "main.Node" && $4 == "allocs" { n += $5 } END { print n + 0 }')
+[ "$nodes" -ge 200 ] && [ "$nodes" -le 20000 ] ||
+	fail "main.Node: $nodes samples in the file after the stop (numgc $numgc), want ~312"
+
+pass "${agree[*]}; ${counts[*]}; at the stop: $nodes main.Node samples ($numgc GCs)"

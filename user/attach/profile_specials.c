@@ -340,6 +340,9 @@ static bool unswept(const struct ps_walk *w, uint32_t sg)
 {
 	uint32_t h = w->sweepgen + (uint32_t)w->ops->sweepgen_delta;
 
+	/* At any time: anything but being swept (h - 1) now. */
+	if (w->ops->any_phase)
+		return sg != w->sweepgen - 1;
 	return sg == h || sg == h + 3;
 }
 
@@ -366,8 +369,8 @@ static int span_head(struct ps_walk *w, uint64_t span, const uint8_t *ms)
 		.limit = base + field(ms, &l->mspan_npages) * 8192,
 		.valid = true,
 	};
-	if (w->pl->by_sweepgen &&
-	    !unswept(w, (uint32_t)field(ms, &l->mspan_sweepgen)))
+	h->sweepgen = (uint32_t)field(ms, &l->mspan_sweepgen);
+	if (w->pl->by_sweepgen && !unswept(w, h->sweepgen))
 		h->valid = false;
 	w->cur[w->ncur++] = (struct ps_node){
 		.node = specials, .base = base, .limit = h->limit,
@@ -401,7 +404,8 @@ static void check_heads(struct ps_walk *w)
 		}
 		mem_batch_read(w->t, &mb, n);
 		for (k = 0; k < n; k++)
-			if (!mb.ok[k] || !unswept(w, sg[k]))
+			if (!mb.ok[k] || !unswept(w, sg[k]) ||
+			    (w->ops->any_phase && sg[k] != w->heads[i + k].sweepgen))
 				w->heads[i + k].valid = false;
 	}
 }

@@ -88,6 +88,13 @@ struct ps_walk_ops {
 	 * so): when not, the spans' sweepgen is not read again after it.
 	 */
 	bool (*swept_since)(void *ctx);
+	/*
+	 * Not at a mark: at any time, a span tells if its sweepgen is the
+	 * same before and after the walk and it was not being swept (a
+	 * sweep that swept it before the walk, or will after, did not
+	 * change its list under the walk).
+	 */
+	bool any_phase;
 };
 
 /*

@@ -602,6 +602,10 @@ void tracer_close_session(struct tracer *t, size_t i, const char *reason)
 	uint64_t st[TAF_STAT_MAX];
 	int rc;
 
+	/* Stopped by us, the process alive: what it sampled since its
+	 * last GC mark (before the rate goes back). */
+	if (strcmp(reason, "exit") && strcmp(reason, "exec"))
+		session_sampled_read_final(s);
 	probes_gc_forget(&t->probes, pid);
 	rc = profile_rate_restore(&p->rate_ctl);
 	if (rc && rc != -ESRCH)

@@ -56,19 +56,22 @@ void tracer_report_session(const struct tracer *t, const struct session *s)
 	if (session_reads(s)) {
 		const struct sample_reads_counts *r = &session_reads(s)->c;
 		uint64_t tried = r->reads + r->checked + r->missed +
-				 r->reads_end + r->checked_end + r->missed_end;
+				 r->reads_end + r->checked_end + r->missed_end +
+				 r->reads_final + r->missed_final;
 
 		if (session_reads(s)->reader_err[0])
 			tracer_say("warning: PID %d: reading its heap-profile samples: %s",
 			    (int)pid, session_reads(s)->reader_err);
 		/* Said always: a missed read is samples not in the trace. */
-		tracer_say("PID %d: --memprofilerate: %llu GC marks, %llu reads of the samples as they began (%llu partial: the sweep overtook them in some spans; %llu missed: a sweep came first, or a list could not be read) and %llu as they ended (%llu missed), %.1f ms each on average, %.1f ms at most",
+		tracer_say("PID %d: --memprofilerate: %llu GC marks, %llu reads of the samples as they began (%llu partial: the sweep overtook them in some spans; %llu missed: a sweep came first, or a list could not be read) and %llu as they ended (%llu missed)%s, %.1f ms each on average, %.1f ms at most",
 		    (int)pid, (unsigned long long)c->records[TAF_REC_GC_MARK],
 		    (unsigned long long)(r->reads + r->checked),
 		    (unsigned long long)(r->partial + r->checked_partial),
 		    (unsigned long long)r->missed,
 		    (unsigned long long)(r->reads_end + r->checked_end),
 		    (unsigned long long)r->missed_end,
+		    r->reads_final ? ", and one as tracing stopped" :
+		    r->missed_final ? ", and one missed as tracing stopped" : "",
 		    tried ? (double)r->ns_total / 1e6 / (double)tried : 0.0,
 		    (double)r->ns_max / 1e6);
 		if (r->checked || r->check_missing || r->check_extra)

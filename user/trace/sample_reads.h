@@ -73,6 +73,8 @@ struct sample_reads_counts {
 	/* Reads at a mark's end (births during the mark only), applied or
 	 * compared, and missed (a gcSweep came first, or unreadable). */
 	uint64_t reads_end, checked_end, missed_end;
+	/* The read as the tracer stopped (session_sampled_read_final). */
+	uint64_t reads_final, missed_final;
 	/* --check-reads: samples the probes saw made that no read ever saw:
 	 * born and freed between two reads that told of their span (lost
 	 * to reads missed or partial), or made without a special at all

@@ -147,6 +147,12 @@ void session_stop(struct session *s, uint64_t ts);
 void session_set_sample_reader(struct session *s, const struct probes *probes,
 			       const struct u64_map *sample_types,
 			       uint8_t prof_kind);
+/*
+ * --memprofilerate: one last read of the samples as the tracer stops
+ * while the process runs: what was made since the last GC mark (0, or
+ * -errno of a write).
+ */
+int session_sampled_read_final(struct session *s);
 /* The reads and their counts; NULL when the session reads no samples. */
 const struct sample_reads *session_reads(const struct session *s);
 

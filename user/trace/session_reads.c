@@ -102,8 +102,11 @@ static int read_span(void *arg, uint64_t base, uint64_t limit, bool valid)
  * new cycle's sweep under way), or when a node or bucket could not be
  * read (a list read in part would make its samples look freed).
  */
-static void read_now(struct session *s, uint64_t sweeps, bool end)
+enum read_when { READ_MARK, READ_MARK_END, READ_ANY };
+
+static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 {
+	bool end = when != READ_MARK;
 	struct sample_reads *r = &s->reads;
 	pid_t pid = s->target.pid;
 	uint64_t t0 = now_ns();
@@ -127,9 +130,11 @@ static void read_now(struct session *s, uint64_t sweeps, bool end)
 	if (ok) {
 		struct ps_walk_ops ops = {
 			.want = read_wants, .sample = read_sample,
-			.span = read_span, .sweepgen_delta = end ? -2 : 0,
+			.span = read_span,
+			.sweepgen_delta = when == READ_MARK_END ? -2 : 0,
 			/* At a mark's end the sweep runs: always check. */
 			.swept_since = end ? NULL : read_swept_since,
+			.any_phase = when == READ_ANY,
 		};
 
 		char err[160];
@@ -315,7 +320,7 @@ int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 	if (!r->mark_seen)
 		return 0;   /* no mark read yet: nothing to add to */
 	r->mark_seen = false;
-	read_now(s, r->mark_sweeps + 1, true);
+	read_now(s, r->mark_sweeps + 1, READ_MARK_END);
 	if (!r->ready)
 		return 0;
 	r->ready = false;
@@ -344,7 +349,7 @@ int session_sampled_read(struct session *s, const struct taf_rec_addr *mark)
 
 	r->mark_seen = true;
 	r->mark_sweeps = mark->addr;
-	read_now(s, mark->addr, false);
+	read_now(s, mark->addr, READ_MARK);
 	if (!r->ready)
 		return 0;   /* nothing to read with, or the process is gone */
 	r->ready = false;
@@ -365,3 +370,40 @@ int session_sampled_read(struct session *s, const struct taf_rec_addr *mark)
 	return rc;
 }
 
+
+/*
+ * The tracer stops while the process runs (a signal, --duration): the
+ * samples made since the last mark would be missing, and on a program
+ * that did not GC while traced, all of them.  One last read, at any
+ * point of the GC cycle: partial by nature (the spans the sweep was not
+ * in the middle of, unchanged under the walk), births and frees in
+ * those spans, stamped at the stop.
+ */
+int session_sampled_read_final(struct session *s)
+{
+	struct sample_reads *r = &s->reads;
+	struct taf_rec_addr at = { .hdr.tid = (uint32_t)s->target.pid };
+	uint64_t gone = 0;
+	size_t i;
+	int rc;
+
+	if (!s->sample_reads || !s->started || !s->gen || s->target.gone ||
+	    !s->probes)
+		return 0;
+	at.hdr.ts = s->stop_ts ? s->stop_ts : now_ns();
+	read_now(s, probes_gc_sweeps(s->probes, s->target.pid), READ_ANY);
+	if (!r->ready)
+		return 0;
+	r->ready = false;
+	if (!r->consistent) {
+		r->c.missed_final++;
+		return 0;
+	}
+	rc = read_set(r);
+	if (rc == 0)
+		rc = read_gone(s, &at, true, &gone);
+	for (i = 0; rc == 0 && i < r->nfresh; i++)
+		rc = read_born(s, &at, &r->fresh[i]);
+	r->c.reads_final++;
+	return rc;
+}

@@ -61,10 +61,12 @@ static void write_reads(FILE *f, const struct session *s)
 		", \"ns_total\": %" PRIu64 ", \"ns_max\": %" PRIu64
 		", \"late\": %" PRIu64 ", \"partial\": %" PRIu64
 		", \"done_at_end\": %" PRIu64 ", \"missed_at_end\": %" PRIu64
+		", \"done_at_stop\": %" PRIu64 ", \"missed_at_stop\": %" PRIu64
 		", \"marks\": %" PRIu64,
 		c->reads, c->missed, c->unreadable, c->last_samples,
 		c->ns_total, c->ns_max, c->late, c->partial,
 		c->reads_end + c->checked_end, c->missed_end,
+		c->reads_final, c->missed_final,
 		s->counts.records[TAF_REC_GC_MARK]);
 	if (s->check_reads)
 		fprintf(f, ", \"checked\": %" PRIu64 ", \"checked_partial\": %" PRIu64

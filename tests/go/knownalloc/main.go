@@ -10,6 +10,9 @@
 // (large objects, one to a span, pointer-free) and adds
 // "totalalloc=T" to the done line: the runtime's MemStats.TotalAlloc
 // delta over all the loops, what a report's allocated bytes must match.
+//
+// -hold keeps the process (and every Node) after the done line, until
+// SIGINT or SIGTERM: a heap the tracer stops on, with no GC since.
 package main
 
 import (
@@ -60,6 +63,7 @@ func main() {
 	nb := flag.Int("bytes", 0, "[]byte slices of 100 bytes to allocate")
 	big := flag.Int("big", 0, "large []byte slices to allocate of each -bigsizes size")
 	bigSizes := flag.String("bigsizes", "131072,139264", "comma-separated sizes for -big")
+	hold := flag.Bool("hold", false, "after the done line, wait for SIGINT or SIGTERM")
 	busy := flag.Bool("busy", false, "allocate main.Warm values while waiting for SIGUSR1")
 	flag.Parse()
 
@@ -118,7 +122,13 @@ phase:
 	if *big > 0 {
 		fmt.Printf("done nodes=%d bytes=%d mallocs=%d totalalloc=%d\n", *n, *nb,
 			after.Mallocs-before.Mallocs, after.TotalAlloc-before.TotalAlloc)
-		return
+	} else {
+		fmt.Printf("done nodes=%d bytes=%d mallocs=%d numgc=%d\n", *n, *nb,
+			after.Mallocs-before.Mallocs, after.NumGC-before.NumGC)
 	}
-	fmt.Printf("done nodes=%d bytes=%d mallocs=%d\n", *n, *nb, after.Mallocs-before.Mallocs)
+	if *hold {
+		term := make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGINT, syscall.SIGTERM)
+		<-term
+	}
 }
