@@ -191,19 +191,18 @@ static int plan_named(struct plan_ctx *c, const char *name)
 }
 
 /*
- * The GC cycle marker (runtime.gcSweep's entry, TAF_PROBE_GC_CYCLE), in
- * both modes: one trap per cycle, and the analysis counts lifetimes in
- * exact cycles instead of estimating them from sweeps.  Optional: a
- * binary where it cannot be probed (inlined away) is traced without it.
+ * A probe on the entry of NAME with ROLE that a binary may lack (inlined
+ * away): one where it cannot be planned is traced without it.
  */
-static int plan_gc_cycle(struct plan_ctx *c)
+static int plan_optional(struct plan_ctx *c, enum taf_probe_role role,
+			 const char *name)
 {
 	size_t n = c->plan->n;
 	int rc;
 
-	c->enter_role = TAF_PROBE_GC_CYCLE;
+	c->enter_role = role;
 	c->exit_role = 0;
-	rc = plan_named(c, "runtime.gcSweep");
+	rc = plan_named(c, name);
 	if (rc) {
 		c->plan->n = n;
 		c->err[0] = '\0';
@@ -212,25 +211,25 @@ static int plan_gc_cycle(struct plan_ctx *c)
 }
 
 /*
+ * The GC cycle marker (runtime.gcSweep's entry, TAF_PROBE_GC_CYCLE), in
+ * both modes: one trap per cycle, and the analysis counts lifetimes in
+ * exact cycles instead of estimating them from sweeps.
+ */
+static int plan_gc_cycle(struct plan_ctx *c)
+{
+	return plan_optional(c, TAF_PROBE_GC_CYCLE, "runtime.gcSweep");
+}
+
+/*
  * The mark-phase marker (runtime.gcMarkTinyAllocs' entry,
  * TAF_PROBE_GC_MARK), --memprofilerate: gcStart calls it once per cycle,
  * world stopped, as marking begins; the daemon reads the profile
- * specials then.  Optional like the cycle marker: without it
- * --memprofilerate falls back to its exact probes (binary_cache.c).
+ * specials then.  Without it --memprofilerate falls back to its exact
+ * probes (exe_sessions.c).
  */
 static int plan_gc_mark(struct plan_ctx *c)
 {
-	size_t n = c->plan->n;
-	int rc;
-
-	c->enter_role = TAF_PROBE_GC_MARK;
-	c->exit_role = 0;
-	rc = plan_named(c, "runtime.gcMarkTinyAllocs");
-	if (rc) {
-		c->plan->n = n;
-		c->err[0] = '\0';
-	}
-	return rc == -ENOMEM ? rc : 0;
+	return plan_optional(c, TAF_PROBE_GC_MARK, "runtime.gcMarkTinyAllocs");
 }
 
 static int field16(const struct go_field *f, const char *name, uint16_t *out,

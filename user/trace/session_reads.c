@@ -280,6 +280,34 @@ static int read_check(struct session *s, const struct taf_rec_addr *mark)
 }
 
 /*
+ * After read_now: 1 when a consistent read waits to be applied (its keys
+ * a set now), 0 when there is none (*MISSED counted if it was not
+ * consistent), or -ENOMEM.
+ */
+static int read_taken(struct sample_reads *r, uint64_t *missed)
+{
+	if (!r->ready)
+		return 0;   /* nothing to read with, or the process is gone */
+	r->ready = false;
+	if (!r->consistent) {
+		(*missed)++;
+		return 0;
+	}
+	return read_set(r) ? -ENOMEM : 1;
+}
+
+/* The read's samples new to the session, born at AT. */
+static int read_births(struct session *s, const struct taf_rec_addr *at)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < s->reads.nfresh; i++)
+		rc = read_born(s, at, &s->reads.fresh[i]);
+	return rc;
+}
+
+/*
  * --check-reads at a mark's end: every sample the read saw in the spans
  * not swept yet was allocated before the mark ended, so the probes,
  * whose records of it came before this one, must hold it; and hold no
@@ -314,60 +342,40 @@ int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 {
 	struct sample_reads *r = &s->reads;
 	struct taf_rec_addr at = *end;
-	size_t i;
 	int rc;
 
 	if (!r->mark_seen)
 		return 0;   /* no mark read yet: nothing to add to */
 	r->mark_seen = false;
 	read_now(s, r->mark_sweeps + 1, READ_MARK_END);
-	if (!r->ready)
-		return 0;
-	r->ready = false;
-	if (!r->consistent) {
-		r->c.missed_end++;
-		return 0;
-	}
-	rc = read_set(r);
-	if (rc)
+	rc = read_taken(r, &r->c.missed_end);
+	if (rc <= 0)
 		return rc;
 	if (s->check_reads)
 		return read_check_end(s);
 	at.hdr.ts = end->hdr.ts ? end->hdr.ts - 1 : 0;
-	for (i = 0, rc = 0; rc == 0 && i < r->nfresh; i++)
-		rc = read_born(s, &at, &r->fresh[i]);
 	r->c.reads_end++;
-	return rc;
+	return read_births(s, &at);
 }
 
 int session_sampled_read(struct session *s, const struct taf_rec_addr *mark)
 {
 	struct sample_reads *r = &s->reads;
 	uint64_t gone = 0;
-	size_t i;
 	int rc;
 
 	r->mark_seen = true;
 	r->mark_sweeps = mark->addr;
 	read_now(s, mark->addr, READ_MARK);
-	if (!r->ready)
-		return 0;   /* nothing to read with, or the process is gone */
-	r->ready = false;
-	if (!r->consistent) {
-		r->c.missed++;
-		return 0;
-	}
-	rc = read_set(r);
-	if (rc)
+	rc = read_taken(r, &r->c.missed);
+	if (rc <= 0)
 		return rc;
 	r->c.partial += r->partial;
 	if (s->check_reads)
 		return read_check(s, mark);
 	rc = read_gone(s, mark, true, &gone);
-	for (i = 0; rc == 0 && i < r->nfresh; i++)
-		rc = read_born(s, mark, &r->fresh[i]);
 	r->c.reads++;
-	return rc;
+	return rc ? rc : read_births(s, mark);
 }
 
 
@@ -384,7 +392,6 @@ int session_sampled_read_final(struct session *s)
 	struct sample_reads *r = &s->reads;
 	struct taf_rec_addr at = { .hdr.tid = (uint32_t)s->target.pid };
 	uint64_t gone = 0;
-	size_t i;
 	int rc;
 
 	if (!s->sample_reads || !s->started || !s->gen || s->target.gone ||
@@ -392,18 +399,10 @@ int session_sampled_read_final(struct session *s)
 		return 0;
 	at.hdr.ts = s->stop_ts ? s->stop_ts : now_ns();
 	read_now(s, probes_gc_sweeps(s->probes, s->target.pid), READ_ANY);
-	if (!r->ready)
-		return 0;
-	r->ready = false;
-	if (!r->consistent) {
-		r->c.missed_final++;
-		return 0;
-	}
-	rc = read_set(r);
-	if (rc == 0)
-		rc = read_gone(s, &at, true, &gone);
-	for (i = 0; rc == 0 && i < r->nfresh; i++)
-		rc = read_born(s, &at, &r->fresh[i]);
+	rc = read_taken(r, &r->c.missed_final);
+	if (rc <= 0)
+		return rc;
+	rc = read_gone(s, &at, true, &gone);
 	r->c.reads_final++;
-	return rc;
+	return rc ? rc : read_births(s, &at);
 }
