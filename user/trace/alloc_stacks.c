@@ -25,6 +25,7 @@
 #include "inspect/binary_ident.h"
 #include "inspect/go_binary.h"
 #include "inspect/go_pclntab.h"
+#include "util/clock_ns.h"
 #include "util/grow.h"
 #include "format/stack_sidecar.h"
 #include "traceaf_events.h"
@@ -399,15 +400,6 @@ int alloc_stacks_set_exe(struct alloc_stacks *a, const char *path)
 	free(a->exe);
 	a->exe = p;
 	return 0;
-}
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	if (clock_gettime(id, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /*

@@ -21,6 +21,7 @@
 #include "attach/profile_specials.h"
 #include "trace/alloc_stacks.h"
 #include "trace/sample_reads.h"
+#include "util/clock_ns.h"
 #include "util/grow.h"
 
 void session_set_sample_reader(struct session *s, const struct probes *probes,
@@ -35,14 +36,6 @@ void session_set_sample_reader(struct session *s, const struct probes *probes,
 const struct sample_reads *session_reads(const struct session *s)
 {
 	return s->sample_reads || s->check_reads ? &s->reads : NULL;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* A read needs the size and stack of the samples the session lacks. */
@@ -109,7 +102,7 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 	bool end = when != READ_MARK;
 	struct sample_reads *r = &s->reads;
 	pid_t pid = s->target.pid;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	struct ps_stats st = { 0 };
 	bool ok;
 	int rc;
@@ -167,7 +160,7 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 		if (r->partial && !r->reader.by_sweepgen)
 			ok = false;
 	}
-	sample_reads_end(r, ok, now_ns() - t0);
+	sample_reads_end(r, ok, clock_ns(CLOCK_MONOTONIC) - t0);
 }
 
 /* The read's keys as a set. */
@@ -410,7 +403,7 @@ int session_sampled_read_final(struct session *s)
 	if (!s->sample_reads || !s->started || !s->gen || s->target.gone ||
 	    !s->probes)
 		return 0;
-	at.hdr.ts = s->stop_ts ? s->stop_ts : now_ns();
+	at.hdr.ts = s->stop_ts ? s->stop_ts : clock_ns(CLOCK_MONOTONIC);
 	read_now(s, probes_gc_sweeps(s->probes, s->target.pid), READ_ANY);
 	rc = read_taken(r, &r->c.missed_final);
 	if (rc <= 0)

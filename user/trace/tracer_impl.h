@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "tracer.h"
+#include "util/clock_ns.h"
 #include "inspect/go_binary.h"
 #include "attach/freeze.h"
 #include "attach/probes.h"
@@ -145,10 +146,7 @@ struct tracer {
  */
 static inline uint64_t tracer_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* tracer_say.c: "traceaf-bpf: " FMT "\n" on stderr. */
