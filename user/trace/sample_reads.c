@@ -21,7 +21,6 @@ void sample_reads_free(struct sample_reads *r)
 {
 	if (r->reader_rc == 0)
 		profile_specials_close(&r->reader);
-	free(r->keys);
 	free(r->fresh);
 	free(r->told);
 	u64_map_free(&r->seen);
@@ -33,7 +32,9 @@ void sample_reads_free(struct sample_reads *r)
 
 void sample_reads_begin(struct sample_reads *r)
 {
-	r->nkeys = 0;
+	/* A new set: a map is emptied by making it again. */
+	u64_map_free(&r->seen);
+	u64_map_init(&r->seen);
 	r->nfresh = 0;
 	r->ntold = 0;
 	r->ready = false;
@@ -43,10 +44,7 @@ void sample_reads_begin(struct sample_reads *r)
 
 int sample_reads_key(struct sample_reads *r, uint64_t key)
 {
-	if (!GROW(r->keys, r->nkeys, r->keys_cap, 1024))
-		return -ENOMEM;
-	r->keys[r->nkeys++] = key;
-	return 0;
+	return u64_map_put(&r->seen, key, 1) ? -ENOMEM : 0;
 }
 
 struct sample_fresh *sample_reads_fresh(struct sample_reads *r)
@@ -99,7 +97,7 @@ void sample_reads_end(struct sample_reads *r, bool consistent, uint64_t ns)
 	if (ns > r->c.ns_max)
 		r->c.ns_max = ns;
 	if (consistent)
-		r->c.last_samples = r->nkeys;
+		r->c.last_samples = r->seen.len;
 }
 
 bool sample_stack_type(const struct u64_map *types, uint64_t bias,

@@ -87,8 +87,6 @@ struct sample_reads {
 	struct ps_reader reader;    /* resolved at the first read */
 	int reader_rc;              /* 1: not yet; 0: ready; else -errno */
 	char reader_err[160];       /* why it could not be, or a walk failed */
-	uint64_t *keys;             /* every sample of the read */
-	size_t nkeys, keys_cap;
 	struct sample_fresh *fresh; /* of those, the new ones */
 	size_t nfresh, fresh_cap;
 	bool ready;                 /* a read waits for the session */
@@ -99,7 +97,7 @@ struct sample_reads {
 	uint64_t sweeps;            /* the read's: the gcSweep count it is at */
 	struct sample_span *told;   /* partial: the spans not swept, sorted */
 	size_t ntold, told_cap;
-	struct u64_map seen;        /* keys, as a set (session_sampled.c) */
+	struct u64_map seen;        /* the key of every sample the read saw */
 	struct u64_map unconfirmed; /* --check-reads: fresh keys the probes
 				       have not allocated yet */
 	struct u64_map ever;        /* --check-reads: probed samples a read saw */

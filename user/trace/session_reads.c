@@ -5,8 +5,10 @@
  * and makes events of what changed since the last read: the samples it
  * lacks were freed by the sweep before this mark (HeapObjectFree), those
  * new to it were allocated since the last mark (HeapObjectAlloc).  Both
- * are stamped with the mark.  With --check-reads the read is held
- * against the exact probes' samples instead.
+ * are stamped with the mark; the read at a mark's end adds the births
+ * during the mark, the one as tracing stops what came since.  With
+ * --check-reads the reads are held against the exact probes' samples
+ * instead.
  */
 #include "trace/session.h"
 #include "trace/session_impl.h"
@@ -99,7 +101,6 @@ enum read_when { READ_MARK, READ_MARK_END, READ_ANY };
 
 static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 {
-	bool end = when != READ_MARK;
 	struct sample_reads *r = &s->reads;
 	pid_t pid = s->target.pid;
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
@@ -131,7 +132,6 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 		r->c.late++;
 		if (when == READ_MARK && !s->check_reads) {
 			when = READ_ANY;
-			end = true;
 			ok = true;
 		}
 	}
@@ -140,8 +140,9 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 			.want = read_wants, .sample = read_sample,
 			.span = read_span,
 			.sweepgen_delta = when == READ_MARK_END ? -2 : 0,
-			/* At a mark's end the sweep runs: always check. */
-			.swept_since = end ? NULL : read_swept_since,
+			/* Elsewhere than at a mark the sweep may run: always
+			 * check. */
+			.swept_since = when == READ_MARK ? read_swept_since : NULL,
 			.any_phase = when == READ_ANY,
 		};
 
@@ -154,8 +155,8 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 		r->c.unreadable += st.read_errors + st.list_errors;
 		ok = rc == 0 && !st.read_errors;
 		/* Overtaken: partial, if the spans could be told apart.  A
-		 * read at a mark's end is partial by nature: the sweep runs. */
-		r->partial = end || st.spans_swept ||
+		 * read elsewhere than at a mark is partial by nature. */
+		r->partial = when != READ_MARK || st.spans_swept ||
 			     probes_gc_sweeps(s->probes, pid) != sweeps;
 		if (r->partial && !r->reader.by_sweepgen)
 			ok = false;
@@ -163,27 +164,13 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 	sample_reads_end(r, ok, clock_ns(CLOCK_MONOTONIC) - t0);
 }
 
-/* The read's keys as a set. */
-static int read_set(struct sample_reads *r)
-{
-	size_t i;
-
-	u64_map_free(&r->seen);
-	u64_map_init(&r->seen);
-	for (i = 0; i < r->nkeys; i++)
-		if (u64_map_put(&r->seen, r->keys[i], 1))
-			return -ENOMEM;
-	return 0;
-}
-
 /*
- * The samples the session holds and the read lacks: freed by the sweep
- * before this mark.  With FREE, they become HeapObjectFree events at the
- * mark; without (--check-reads), they are counted.  The keys are taken
- * first: a map is not changed while it is walked.
+ * The samples the session holds and the read lacks (in the spans it
+ * tells of): freed by the sweep before this read, HeapObjectFree events
+ * at AT.  The keys are taken first: a map is not changed while it is
+ * walked.
  */
-static int read_gone(struct session *s, const struct taf_rec_addr *mark,
-		     bool free_them, uint64_t *gone)
+static int read_gone(struct session *s, const struct taf_rec_addr *at)
 {
 	uint64_t key, v, *dead = NULL;
 	size_t it = 0, n = 0, cap = 0, i;
@@ -199,11 +186,10 @@ static int read_gone(struct session *s, const struct taf_rec_addr *mark,
 		}
 		dead[n++] = key;
 	}
-	*gone = n;
-	for (i = 0; free_them && i < n && rc == 0; i++) {
+	for (i = 0; i < n && rc == 0; i++) {
 		u64_map_del(&s->sampled, dead[i]);
-		rc = session_emit(s, mark->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
-				  mark->hdr.ts, session_heap_object_id(s, dead[i]),
+		rc = session_emit(s, at->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
+				  at->hdr.ts, session_heap_object_id(s, dead[i]),
 				  0, 0);
 	}
 	free(dead);
@@ -224,10 +210,10 @@ static int read_born(struct session *s, const struct taf_rec_addr *mark,
 	uint64_t id;
 	int rc;
 
-	if (!f->known)
-		s->counts.samples_untyped++;
 	if (u64_map_get(&s->sampled, f->key, NULL))
 		return 0;   /* twice in one read: a list changed under it */
+	if (!f->known)
+		s->counts.samples_untyped++;
 	e = session_sampled_type(s, &r);
 	if (s->stacks)
 		ref = alloc_stacks_learn(s->stacks, f->pcs, f->npcs);
@@ -256,16 +242,15 @@ static int read_check(struct session *s, const struct taf_rec_addr *mark)
 	int rc = 0;
 
 	r->c.checked_partial += r->partial;
-	while (u64_map_next(&r->unconfirmed, &it, &key, &v))
-		r->c.check_extra++;
+	r->c.check_extra += r->unconfirmed.len;
 	u64_map_free(&r->unconfirmed);
 	u64_map_init(&r->unconfirmed);
 	/* What the read saw that the probes hold: seen once, a sample is
 	 * real and must be seen until freed.  One no read ever saw is
 	 * counted apart (sample_reads_counts.check_never_read). */
-	for (i = 0; rc == 0 && i < r->nkeys; i++)
-		if (u64_map_get(&s->sampled, r->keys[i], NULL))
-			rc = u64_map_put(&r->ever, r->keys[i], 1);
+	while (rc == 0 && u64_map_next(&r->seen, &it, &key, &v))
+		if (u64_map_get(&s->sampled, key, NULL))
+			rc = u64_map_put(&r->ever, key, 1);
 	it = 0;
 	while (rc == 0 && u64_map_next(&s->sampled, &it, &key, &v)) {
 		if (u64_map_get(&r->seen, key, NULL) ||
@@ -286,20 +271,19 @@ static int read_check(struct session *s, const struct taf_rec_addr *mark)
 }
 
 /*
- * After read_now: 1 when a consistent read waits to be applied (its keys
- * a set now), 0 when there is none (*MISSED counted if it was not
- * consistent), or -ENOMEM.
+ * After read_now: whether a consistent read waits to be applied (*MISSED
+ * counted when the read was not consistent).
  */
-static int read_taken(struct sample_reads *r, uint64_t *missed)
+static bool read_taken(struct sample_reads *r, uint64_t *missed)
 {
 	if (!r->ready)
-		return 0;   /* nothing to read with, or the process is gone */
+		return false;   /* nothing to read with, or the process is gone */
 	r->ready = false;
 	if (!r->consistent) {
 		(*missed)++;
-		return 0;
+		return false;
 	}
-	return read_set(r) ? -ENOMEM : 1;
+	return true;
 }
 
 /* The read's samples new to the session, born at AT. */
@@ -348,15 +332,13 @@ int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 {
 	struct sample_reads *r = &s->reads;
 	struct taf_rec_addr at = *end;
-	int rc;
 
 	if (!r->mark_seen)
 		return 0;   /* no mark read yet: nothing to add to */
 	r->mark_seen = false;
 	read_now(s, r->mark_sweeps + 1, READ_MARK_END);
-	rc = read_taken(r, &r->c.missed_end);
-	if (rc <= 0)
-		return rc;
+	if (!read_taken(r, &r->c.missed_end))
+		return 0;
 	if (s->check_reads)
 		return read_check_end(s);
 	at.hdr.ts = end->hdr.ts ? end->hdr.ts - 1 : 0;
@@ -367,19 +349,17 @@ int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 int session_sampled_read(struct session *s, const struct taf_rec_addr *mark)
 {
 	struct sample_reads *r = &s->reads;
-	uint64_t gone = 0;
 	int rc;
 
 	r->mark_seen = true;
 	r->mark_sweeps = mark->addr;
 	read_now(s, mark->addr, READ_MARK);
-	rc = read_taken(r, &r->c.missed);
-	if (rc <= 0)
-		return rc;
+	if (!read_taken(r, &r->c.missed))
+		return 0;
 	r->c.partial += r->partial;
 	if (s->check_reads)
 		return read_check(s, mark);
-	rc = read_gone(s, mark, true, &gone);
+	rc = read_gone(s, mark);
 	r->c.reads++;
 	return rc ? rc : read_births(s, mark);
 }
@@ -397,7 +377,6 @@ int session_sampled_read_final(struct session *s)
 {
 	struct sample_reads *r = &s->reads;
 	struct taf_rec_addr at = { .hdr.tid = (uint32_t)s->target.pid };
-	uint64_t gone = 0;
 	int rc;
 
 	if (!s->sample_reads || !s->started || !s->gen || s->target.gone ||
@@ -405,10 +384,9 @@ int session_sampled_read_final(struct session *s)
 		return 0;
 	at.hdr.ts = s->stop_ts ? s->stop_ts : clock_ns(CLOCK_MONOTONIC);
 	read_now(s, probes_gc_sweeps(s->probes, s->target.pid), READ_ANY);
-	rc = read_taken(r, &r->c.missed_final);
-	if (rc <= 0)
-		return rc;
-	rc = read_gone(s, &at, true, &gone);
+	if (!read_taken(r, &r->c.missed_final))
+		return 0;
+	rc = read_gone(s, &at);
 	r->c.reads_final++;
 	return rc ? rc : read_births(s, &at);
 }
