@@ -20,11 +20,8 @@
 #define SPAN_READ_MAX 512
 #define LIST_MAX 1000000           /* specials of one span: a loop guard */
 #define ALLSPANS_MAX (1ull << 28)
-/* runtime/malloc.go, linux/amd64: 64 MiB arenas of 8 KiB pages, and the
- * offset arena indices count from (arenaBaseOffset). */
+/* runtime/malloc.go, linux/amd64: 64 MiB arenas of 8 KiB pages. */
 #define PAGES_PER_ARENA 8192
-#define HEAP_ARENA_BYTES (64ull << 20)
-#define ARENA_BASE_OFFSET 0xffff800000000000ull
 #define ARENAS_MAX (1ull << 22)     /* 1 << arenaL2Bits */
 /* Pages with specials in an arena above which its spans array is read
  * whole. */
@@ -51,7 +48,6 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 		&l->mspan_start_addr, &l->mspan_state, &l->mspan_specials,
 		&l->mspan_npages,
 	};
-	/* mspan.sweepgen is read with the span when known (by_sweepgen). */
 	uint64_t addr;
 	size_t k;
 
@@ -104,6 +100,9 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 			  go_field_present(&l->mspan_sweepgen) &&
 			  l->mspan_sweepgen.size == 4 &&
 			  in_span(&l->mspan_sweepgen);
+	/* Then read with the span header. */
+	if (pl->by_sweepgen && (size_t)(l->mspan_sweepgen.off + 4) > pl->span_read)
+		pl->span_read = (size_t)(l->mspan_sweepgen.off + 4);
 	return 0;
 }
 
@@ -118,7 +117,6 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
  */
 struct ps_node {
 	uint64_t node;             /* the special's address */
-	uint64_t base, limit;      /* its span's [base, limit) */
 	uint64_t last_off;         /* offset of the list's previous node + 1 */
 	uint32_t head;             /* its span: index in ps_walk.heads */
 };
@@ -127,13 +125,13 @@ struct ps_node {
 struct ps_head {
 	uint64_t span;             /* the mspan's address */
 	uint64_t base, limit;
-	uint32_t sweepgen;         /* read again after the walk */
+	uint32_t sweepgen;         /* as the header was read */
 	bool valid;                /* not swept (or reused) while walked */
 };
 
 struct ps_hit {
 	uint32_t head;
-	uint64_t node, addr;
+	uint64_t addr;
 	uint64_t bucket;           /* specialprofile.b */
 	uint32_t bkt;              /* index + 1 in ps_walk.bkt */
 	bool want;
@@ -190,6 +188,7 @@ static int walk_level(struct ps_walk *w)
 		mem_batch_read(w->t, &mb, n);
 		for (k = 0; k < n; k++) {
 			const struct ps_node *c = &w->cur[i + k];
+			const struct ps_head *h = &w->heads[c->head];
 			const uint8_t *buf = w->bufs[k];
 			uint64_t next, off;
 
@@ -202,27 +201,24 @@ static int walk_level(struct ps_walk *w)
 			/* Sorted by offset (addspecial keeps them so) and in
 			 * the span: else the list changed under us, or this
 			 * is no special. */
-			if (off + 1 < c->last_off || c->base + off >= c->limit) {
+			if (off + 1 < c->last_off || h->base + off >= h->limit) {
 				span_error(w, c->head);
 				continue;
 			}
 			if (buf[l->special_kind.off] == w->pl->kind) {
 				if (!GROW(w->hits, w->nhits, w->hits_cap, 256))
 					return -ENOMEM;
-				memset(&w->hits[w->nhits], 0, sizeof(w->hits[0]));
-				w->hits[w->nhits].head = c->head;
-				w->hits[w->nhits].node = c->node;
-				w->hits[w->nhits].addr = c->base + off;
-				memcpy(&w->hits[w->nhits].bucket,
-				       buf + l->specialprofile_b.off, 8);
-				w->nhits++;
+				struct ps_hit *hit = &w->hits[w->nhits++];
+
+				memset(hit, 0, sizeof(*hit));
+				hit->head = c->head;
+				hit->addr = h->base + off;
+				memcpy(&hit->bucket, buf + l->specialprofile_b.off, 8);
 			}
 			if (next) {
 				struct ps_node *nx = &w->next[w->nnext++];
 
 				nx->node = next;
-				nx->base = c->base;
-				nx->limit = c->limit;
 				nx->last_off = off + 1;
 				nx->head = c->head;
 			}
@@ -369,12 +365,12 @@ static int span_head(struct ps_walk *w, uint64_t span, const uint8_t *ms)
 		.limit = base + field(ms, &l->mspan_npages) * 8192,
 		.valid = true,
 	};
-	h->sweepgen = (uint32_t)field(ms, &l->mspan_sweepgen);
-	if (w->pl->by_sweepgen && !unswept(w, h->sweepgen))
-		h->valid = false;
+	if (w->pl->by_sweepgen) {
+		h->sweepgen = (uint32_t)field(ms, &l->mspan_sweepgen);
+		h->valid = unswept(w, h->sweepgen);
+	}
 	w->cur[w->ncur++] = (struct ps_node){
-		.node = specials, .base = base, .limit = h->limit,
-		.head = (uint32_t)w->nheads++,
+		.node = specials, .head = (uint32_t)w->nheads++,
 	};
 	return 0;
 }
@@ -389,7 +385,8 @@ static void check_heads(struct ps_walk *w)
 	uint32_t sg[MEM_BATCH_MAX];
 	size_t i, k, n;
 
-	if (!w->pl->by_sweepgen)
+	/* Nobody to tell (the picture at attach), or no sweepgen known. */
+	if (!w->ops->span || !w->pl->by_sweepgen)
 		return;
 	/* No sweep began since the walk did: nothing was swept under it. */
 	if (w->ops->swept_since && !w->ops->swept_since(w->ctx))
@@ -468,12 +465,6 @@ static int spans_by_allspans(struct ps_walk *w, char *err, size_t errlen)
 }
 
 /*
- * The spans whose pageSpecials bit is set (runtime/mheap.go: the bit of
- * a span's first page, set while it has specials), arena by arena of
- * mheap_.allArenas (heapArenas from Go 1.25): a 1 KiB bitmap per 64 MiB
- * of heap, then only the spans with specials.
- */
-/*
  * Each arena's heapArena: mheap_.arenas[0][index] for every index of the
  * arena list (LIST: its slice header; L2: the arenas' L2 array).  Kept
  * between walks while the list is the same (arenas are only ever added,
@@ -517,17 +508,21 @@ static int arena_pointers(struct ps_walk *w, const uint64_t list[3],
 	return 0;
 }
 
+/*
+ * The spans whose pageSpecials bit is set (runtime/mheap.go: the bit of
+ * a span's first page, set while it has specials), arena by arena of
+ * mheap_.allArenas (heapArenas from Go 1.25): a 1 KiB bitmap per 64 MiB
+ * of heap, then only the spans with specials.
+ */
 static int spans_by_arenas(struct ps_walk *w, const uint64_t list[3],
 			   uint64_t l2, char *err, size_t errlen)
 {
 	struct ps_reader *r = w->pl;
 	const struct go_layout *l = &r->l;
-	uint64_t *ha, *ptrs = NULL;
-	uint64_t *spans = NULL;
+	uint64_t *ptrs = NULL, *spans = NULL;
 	uint8_t (*bits)[PAGES_PER_ARENA / 8] = NULL;
-	bool *known = NULL;
-	size_t n, i, k, m, nptrs = 0, ptrs_cap = 0, known_cap = 0;
-	size_t idx2[MEM_BATCH_MAX];
+	size_t *pend = NULL, n, i, k, m, nptrs = 0, ptrs_cap = 0, npend = 0,
+	       pend_cap = 0;
 	int rc;
 
 	if (list[1] > ARENAS_MAX || !l2) {
@@ -538,56 +533,46 @@ static int spans_by_arenas(struct ps_walk *w, const uint64_t list[3],
 	if (rc)
 		return rc;
 	n = r->narenas;
-	ha = malloc(n * 8 + 8);
-	bits = malloc((n + 1) * sizeof(*bits));
-	if (!ha || !bits) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	memcpy(ha, r->arena_ha, n * 8);
-	/* Each arena's pageSpecials bitmap. */
+	bits = calloc(n + 1, sizeof(*bits));
+	if (!bits)
+		return -ENOMEM;
+	/* Each arena's pageSpecials bitmap; one unread counts as empty. */
 	for (i = 0; i < n; i += MEM_BATCH_MAX) {
 		m = n - i < MEM_BATCH_MAX ? n - i : MEM_BATCH_MAX;
 		for (k = 0; k < m; k++) {
-			memset(bits[i + k], 0, sizeof(bits[0]));
-			mb.addr[k] = ha[i + k] +
-				     (uint64_t)l->heap_arena_page_specials.off;
+			mb.addr[k] = r->arena_ha[i + k] ?
+				     r->arena_ha[i + k] +
+				     (uint64_t)l->heap_arena_page_specials.off : 0;
 			mb.len[k] = sizeof(bits[0]);
 			mb.dst[k] = bits[i + k];
-			if (!ha[i + k])
-				mb.addr[k] = 0;
 		}
 		mem_batch_read(w->t, &mb, m);
 		for (k = 0; k < m; k++)
-			if (!mb.ok[k] || !ha[i + k]) {
+			if (!mb.ok[k]) {
 				w->st->read_errors++;
-				ha[i + k] = 0;
+				memset(bits[i + k], 0, sizeof(bits[0]));
 			}
 	}
 	/*
 	 * The span of each page with its bit set: heapArena.spans[page].
 	 * An arena with many such pages has its whole spans array read at
 	 * once (64 KiB, one piece: the cost of a read is per piece), the
-	 * others page by page.
+	 * others' pointers are read page by page (`pend`, below).
 	 */
 	for (i = 0; i < n; i++) {
+		uint64_t at = r->arena_ha[i] + (uint64_t)l->heap_arena_spans.off;
 		size_t p, set = 0;
+		bool whole;
 
-		if (!ha[i])
-			continue;
 		for (p = 0; p < PAGES_PER_ARENA / 8; p++)
 			set += (size_t)__builtin_popcount(bits[i][p]);
-		if (set > SPANS_WHOLE_ARRAY && !spans) {
-			spans = malloc(PAGES_PER_ARENA * 8);
-			if (!spans) {
-				rc = -ENOMEM;
-				goto out;
-			}
+		whole = set > SPANS_WHOLE_ARRAY;
+		if (whole && !spans && !(spans = malloc(PAGES_PER_ARENA * 8))) {
+			rc = -ENOMEM;
+			goto out;
 		}
-		if (set > SPANS_WHOLE_ARRAY &&
-		    target_read(w->t, ha[i] + (uint64_t)l->heap_arena_spans.off,
-				spans, PAGES_PER_ARENA * 8))
-			set = 0;    /* page by page, then */
+		if (whole && target_read(w->t, at, spans, PAGES_PER_ARENA * 8))
+			whole = false;
 		for (p = 0; p < PAGES_PER_ARENA; p++) {
 			/* A byte of no set bit skips its eight pages. */
 			if (!(p % 8) && !bits[i][p / 8]) {
@@ -597,30 +582,26 @@ static int spans_by_arenas(struct ps_walk *w, const uint64_t list[3],
 			if (!(bits[i][p / 8] & (1u << (p % 8))))
 				continue;
 			if (!GROW(ptrs, nptrs, ptrs_cap, 256) ||
-			    !GROW(known, nptrs, known_cap, 256)) {
+			    (!whole && !GROW(pend, npend, pend_cap, 256))) {
 				rc = -ENOMEM;
 				goto out;
 			}
-			known[nptrs] = set > SPANS_WHOLE_ARRAY;
-			ptrs[nptrs] = known[nptrs] ? spans[p] :
-				      ha[i] + (uint64_t)l->heap_arena_spans.off + p * 8;
-			nptrs++;
+			if (!whole)
+				pend[npend++] = nptrs;
+			ptrs[nptrs++] = whole ? spans[p] : at + p * 8;
 		}
 	}
-	for (i = 0; i < nptrs;) {
-		for (m = 0; i < nptrs && m < MEM_BATCH_MAX; i++) {
-			if (known[i])
-				continue;
-			idx2[m] = i;
-			mb.addr[m] = ptrs[i];
-			mb.len[m] = 8;
-			mb.dst[m] = (uint8_t *)&ptrs[i];
-			m++;
+	for (i = 0; i < npend; i += MEM_BATCH_MAX) {
+		m = npend - i < MEM_BATCH_MAX ? npend - i : MEM_BATCH_MAX;
+		for (k = 0; k < m; k++) {
+			mb.addr[k] = ptrs[pend[i + k]];
+			mb.len[k] = 8;
+			mb.dst[k] = (uint8_t *)&ptrs[pend[i + k]];
 		}
 		mem_batch_read(w->t, &mb, m);
 		for (k = 0; k < m; k++)
 			if (!mb.ok[k])
-				ptrs[idx2[k]] = 0;
+				ptrs[pend[i + k]] = 0;
 	}
 	for (i = k = 0; i < nptrs; i++)
 		if (ptrs[i])
@@ -629,11 +610,10 @@ static int spans_by_arenas(struct ps_walk *w, const uint64_t list[3],
 			w->st->read_errors++;
 	rc = read_spans(w, ptrs, k);
 out:
-	free(ha);
 	free(bits);
 	free(ptrs);
 	free(spans);
-	free(known);
+	free(pend);
 	return rc;
 }
 
