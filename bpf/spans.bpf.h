@@ -209,12 +209,6 @@ int stack_alloc(struct pt_regs *ctx)
 }
 
 /*
- * Entry of gcSweep(mode gcMode) (runtime/mgc.go): gcMarkTermination calls
- * it once per GC cycle, as the mark phase ends and mheap_.sweepgen moves
- * on; AX = mode (0 background, 1 forced by runtime.GC, 2 forced and
- * blocking).  One trap per cycle.
- */
-/*
  * gcSweep entries per process (tgid): --memprofilerate's reads compare
  * it before and after walking the profile specials; a sweep in between
  * may have freed what they walked.  The daemon deletes a process's
@@ -227,6 +221,12 @@ struct {
 	__type(value, __u64);
 } gc_sweeps SEC(".maps");
 
+/*
+ * Entry of gcSweep(mode gcMode) (runtime/mgc.go): gcMarkTermination calls
+ * it once per GC cycle, as the mark phase ends and mheap_.sweepgen moves
+ * on; AX = mode (0 background, 1 forced by runtime.GC, 2 forced and
+ * blocking).  One trap per cycle.
+ */
 SEC("uprobe")
 int gc_cycle(struct pt_regs *ctx)
 {

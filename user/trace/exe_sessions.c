@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -100,14 +99,6 @@ static bool plan_for_reads(struct probe_plan *plan)
  * Plans and attaches the probes of executable `bin` (reached through
  * `path`) for process `pid`, or for every process running it (-1).
  */
-static double plan_seconds_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		  const struct go_binary *bin, const char *path,
 		  pid_t pid, char *err, size_t errlen)
@@ -117,11 +108,9 @@ int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 	struct plan_cache_opts popt = { 0 };
 	enum plan_cache_result how;
 	struct probe_plan plan;
-	struct timespec t0;
+	uint64_t t0 = tracer_now_ns();
 	char fdpath[64];
 	int rc;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 
 	if (bi->minor > GO_MAX_KNOWN_MINOR)
 		tracer_say("warning: %s is newer than the newest Go this version knows (1.%d); trying anyway",
@@ -137,7 +126,7 @@ int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		tracer_say("%s: probe plan %s (%.3f s)", shown,
 			   how == PLAN_CACHE_HIT ? "from the cache" :
 			   how == PLAN_CACHE_MISS ? "built and cached" : "built",
-			   plan_seconds_since(&t0));
+			   (double)(tracer_now_ns() - t0) / 1e9);
 	rc = probes_add_layout(&t->probes, &plan);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot configure the BPF programs: %s",

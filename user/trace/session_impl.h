@@ -159,6 +159,11 @@ void session_sampling_new_file(void *ctx, const char *name);
  * (sample_reads_counts).
  */
 int session_sampled_read(struct session *s, const struct taf_rec_addr *mark);
+/* Whether the session reads its samples at the marks (either engine). */
+static inline bool session_reads_samples(const struct session *s)
+{
+	return s->sample_reads || s->check_reads;
+}
 /* ... and at the mark's end (TAF_REC_GC_CYCLE): the births since. */
 int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end);
 /* session_sampled.c: a sample's type entry (by type and slot size) and

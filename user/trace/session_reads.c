@@ -37,7 +37,7 @@ void session_set_sample_reader(struct session *s, const struct probes *probes,
 
 const struct sample_reads *session_reads(const struct session *s)
 {
-	return s->sample_reads || s->check_reads ? &s->reads : NULL;
+	return session_reads_samples(s) ? &s->reads : NULL;
 }
 
 /* A read needs the size and stack of the samples the session lacks. */

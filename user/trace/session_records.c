@@ -306,7 +306,7 @@ static int record(struct session *s, const struct record_view *v)
 
 		s->counts.records[h->kind]++;
 		rc = session_gc_mark(s, v->addr);
-		if (rc || (!s->sample_reads && !s->check_reads))
+		if (rc || !session_reads_samples(s))
 			return rc;
 		/* --memprofilerate: the births of the mark just ended. */
 		if (!s->gen && session_ensure_generation(s, v) != 0)
@@ -314,7 +314,7 @@ static int record(struct session *s, const struct record_view *v)
 		return session_sampled_read_end(s, v->addr);
 	}
 	/* Not an event either, but a read's may be (session_sampled.c). */
-	if (h->kind == TAF_REC_GC_MARK && !s->sample_reads && !s->check_reads) {
+	if (h->kind == TAF_REC_GC_MARK && !session_reads_samples(s)) {
 		s->counts.records[h->kind]++;
 		return 0;
 	}

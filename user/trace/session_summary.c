@@ -54,7 +54,7 @@ static void write_reads(FILE *f, const struct session *s)
 
 	fprintf(f, ",\n  \"memprofile_engine\": \"%s\"",
 		s->sample_reads ? "reads" : "exact");
-	if (!s->sample_reads && !s->check_reads)
+	if (!session_reads_samples(s))
 		return;
 	fprintf(f, ",\n  \"reads\": {\"done\": %" PRIu64 ", \"missed\": %" PRIu64
 		", \"unreadable\": %" PRIu64 ", \"last_samples\": %" PRIu64
