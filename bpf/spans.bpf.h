@@ -8,6 +8,7 @@
 #define TRACEAF_SPANS_BPF_H
 
 #include "records.bpf.h"
+#include "snap.bpf.h"
 
 /*
  * Before its free loop reads the marks, the sweep marks every unmarked
@@ -223,15 +224,19 @@ struct {
 
 /*
  * Entry of gcSweep(mode gcMode) (runtime/mgc.go): gcMarkTermination calls
- * it once per GC cycle, as the mark phase ends and mheap_.sweepgen moves
- * on; AX = mode (0 background, 1 forced by runtime.GC, 2 forced and
- * blocking).  One trap per cycle.
+ * it once per GC cycle with the world stopped, as the mark phase ends and
+ * before mheap_.sweepgen moves on; AX = mode (0 background, 1 forced by
+ * runtime.GC, 2 forced and blocking).  One trap per cycle.  For
+ * --memprofilerate the samples are read here too (snap.bpf.h): the
+ * daemon is woken only when they could not be.
  */
 SEC("uprobe")
 int gc_cycle(struct pt_regs *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	struct taf_rec_addr *rec;
 	__u64 one = 1, *n;
+	bool snap;
 
 	if (!tracing_enabled)
 		return 0;
@@ -240,31 +245,43 @@ int gc_cycle(struct pt_regs *ctx)
 		__sync_fetch_and_add(n, 1);
 	else
 		bpf_map_update_elem(&gc_sweeps, &pid, &one, BPF_NOEXIST);
-	return emit_addr(TAF_REC_GC_CYCLE, ctx->ax);
+	snap = snap_take(pid, true);
+	rec = reserve_rec(TAF_REC_GC_CYCLE, sizeof(*rec));
+	if (!rec)
+		return 0;
+	rec->addr = ctx->ax;
+	rec->hdr.flags = snap ? TAF_GC_F_SNAP : 0;
+	bpf_ringbuf_submit(rec, submit_flags());
+	return 0;
 }
 
 /*
  * Entry of gcMarkTinyAllocs() (runtime/mgc.go): gcStart calls it once
  * per cycle with the world stopped, just after the phase became _GCmark
  * and the previous cycle's sweep was finished.  Until the next gcSweep,
- * profile specials are only added, never freed: the daemon reads them
- * now (--memprofilerate), so it is woken at once.
+ * profile specials are only added, never freed.  The samples are read
+ * now (snap.bpf.h); when they could not be, the daemon reads them during
+ * the mark (--memprofilerate), so it is woken at once.
  */
 SEC("uprobe")
 int gc_mark(struct pt_regs *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32;
 	struct taf_rec_addr *rec;
-	__u64 *n;
+	__u64 *n, sweeps;
+	bool snap;
 
 	if (!tracing_enabled)
 		return 0;
+	n = bpf_map_lookup_elem(&gc_sweeps, &pid);
+	sweeps = n ? *n : 0;
+	snap = snap_take(pid, false);
 	rec = reserve_rec(TAF_REC_GC_MARK, sizeof(*rec));
 	if (!rec)
 		return 0;
-	n = bpf_map_lookup_elem(&gc_sweeps, &pid);
-	rec->addr = n ? *n : 0;
-	bpf_ringbuf_submit(rec, BPF_RB_FORCE_WAKEUP);
+	rec->addr = sweeps;
+	rec->hdr.flags = snap ? TAF_GC_F_SNAP : 0;
+	bpf_ringbuf_submit(rec, snap ? submit_flags() : BPF_RB_FORCE_WAKEUP);
 	return 0;
 }
 

@@ -38,6 +38,13 @@ enum taf_rec_kind {
 				     gcSweep count then, `gc_sweeps`): no
 				     sweep frees a profile special until
 				     that count moves on */
+	TAF_REC_SNAP = 11,        /* --memprofilerate: part of the process's
+				     heap-profile samples, read by the BPF
+				     program at a GC_MARK or GC_CYCLE with
+				     the world stopped (taf_rec_snap) */
+	TAF_REC_SNAP_BUCKET = 12, /* --memprofilerate: a bucket a snapshot's
+				     sample names, new to the process's
+				     snapshots (taf_rec_snap_bucket) */
 	TAF_REC_KIND_MAX,
 };
 
@@ -157,6 +164,115 @@ struct taf_rec_addr {
 	struct taf_rec_hdr hdr;
 	__u64 addr;          /* span base, or stack lo */
 };
+
+/*
+ * TAF_REC_GC_MARK and TAF_REC_GC_CYCLE hdr.flags: the BPF program read
+ * every heap-profile sample of the process just before this record (the
+ * TAF_REC_SNAP records before it, all submitted), with the world stopped:
+ * no sweep, no allocation under the read, so the daemon need not read.
+ */
+#define TAF_GC_F_SNAP 0x1
+
+/*
+ * TAF_REC_SNAP: a snapshot of the process's live heap-profile samples
+ * (runtime/mheap.go specialprofile: the sampled object's address and its
+ * bucket), taken by the gc_mark and gc_cycle programs while the world is
+ * stopped, by the arenas' pageSpecials bitmaps as the daemon's reads do
+ * (user/attach/profile_specials.c).  TAF_SNAP_BATCH samples a record; the
+ * last record of a snapshot has TAF_SNAP_F_LAST and is shorter (hdr.len).
+ */
+#define TAF_SNAP_BATCH 32
+#define TAF_SNAP_F_LAST 0x1     /* the snapshot's last record */
+#define TAF_SNAP_F_CUT 0x2      /* LAST: the time budget ran out first */
+#define TAF_SNAP_F_UNREAD 0x4   /* LAST: some memory could not be read
+				   (a page not present: a uprobe cannot
+				   fault it in) */
+#define TAF_SNAP_F_LOST 0x8     /* LAST: a record did not fit the ring */
+
+struct taf_snap_sample {
+	__u64 addr;          /* span base + special.offset */
+	__u64 bucket;        /* specialprofile.b, | TAF_SNAP_DEAD */
+};
+/*
+ * In the snapshot at a mark's end (gcSweep's entry): the object is not
+ * marked and its span has no finalizer, so the sweep that begins will
+ * free it (runtime/mgcsweep.go).  A sample at the same address in the
+ * next snapshot is then another one: the allocator reuses the slot, a
+ * large object's span is freed and its pages taken again (buckets are
+ * 8-byte aligned: the flag is bit 0).
+ */
+#define TAF_SNAP_DEAD 0x1ull
+
+/*
+ * TAF_REC_SNAP_BUCKET: the size and stack of a bucket (runtime/mprof.go:
+ * size and nstk words, then the stack's return PCs), before the first
+ * snapshot record that names it.  The snapshots carry what the daemon
+ * needs to write them after the process has gone (a program that exits
+ * before the daemon caught up): each bucket once, as far as the
+ * `snap_buckets` map remembers.  hdr.len holds nstk PCs, at most
+ * TAF_SNAP_BUCKET_PCS.
+ */
+#define TAF_SNAP_BUCKET_PCS 32
+struct taf_rec_snap_bucket {
+	struct taf_rec_hdr hdr;
+	__u64 bucket;
+	__u64 size;
+	__u64 nstk;          /* the bucket's; pcs holds min(nstk, 32) */
+	__u64 pcs[TAF_SNAP_BUCKET_PCS];
+};
+
+/* `snap_buckets` key: a bucket sent for a process's session (epoch: the
+ * daemon's, so a new session of a reused PID is sent them again). */
+struct taf_snap_bucket_key {
+	__u32 pid;
+	__u32 epoch;
+	__u64 bucket;
+};
+#define TAF_SNAP_BUCKETS 65536
+
+struct taf_rec_snap {
+	struct taf_rec_hdr hdr;
+	__u32 seq;           /* records of this snapshot before this one */
+	__u32 n;             /* samples in this record */
+	__u64 steps;         /* LAST: nodes, spans and arenas read */
+	__u64 ns;            /* LAST: how long the snapshot took */
+	struct taf_snap_sample s[TAF_SNAP_BATCH];
+};
+
+/*
+ * `snap_targets` value, per process (tgid): where its runtime keeps what
+ * a snapshot reads (runtime/mheap.go, linux/amd64: one arena L1 entry,
+ * 8192 pages of 8 KiB an arena).  Written by the daemon when the
+ * process's reads begin; a process without an entry gets no snapshot.
+ */
+struct taf_snap_target {
+	__u64 arena_list;    /* &mheap_.allArenas (heapArenas from 1.25):
+				a slice of arena indices */
+	__u64 arenas_l2;     /* &mheap_.arenas[0]: *[1 << 22]*heapArena */
+	__u64 budget_ns;     /* longest a snapshot may take; then CUT */
+	__u32 epoch;         /* the session's, in snap_buckets keys */
+	__u32 bucket_size;   /* bucket.size; nstk follows, then the stack */
+	__u32 ha_spans;      /* heapArena.spans: [8192]*mspan */
+	__u32 ha_page_specials;  /* heapArena.pageSpecials: [1024]uint8 */
+	__u16 span_state;    /* mspan.state (1 byte; mSpanInUse is 1) */
+	__u16 span_specials; /* mspan.specials */
+	__u16 span_start_addr;
+	__u16 span_head;     /* bytes of mspan read: past all three */
+	__u8 special_offset_size;  /* special.offset (at 8): 2 or 8 bytes */
+	__u8 special_kind_off;
+	__u8 special_kind_profile; /* _KindSpecialProfile */
+	__u8 profile_b;      /* specialprofile.b: the node is read to b + 8 */
+	/* At a mark's end, which samples the sweep will free (TAF_SNAP_DEAD):
+	 * mspan.gcmarkBits and elemsize (in span_head too), Green Tea's
+	 * inline marks (spans of 16..512-byte objects keep them at base +
+	 * 8192 - 64, as span_sweep reads them), _KindSpecialFinalizer. */
+	__u16 span_gcmark_bits;
+	__u16 span_elemsize;
+	__u8 special_kind_finalizer;
+	__u8 green_tea;
+	__u16 pad;
+};
+#define TAF_SNAP_PROCS 16384
 
 /*
  * TAF_REC_EXEC: a process exec'd.  The executable's identity and the new

@@ -22,6 +22,8 @@
 #include "gobin.h"
 #include "inspect/go_sizeclasses.h"
 #include "trace/session.h"
+#include "trace/sample_reads.h"
+#include "attach/profile_specials.h"
 #include "attach/target.h"
 #include "trace_decode.h"
 #include "traceaf_events.h"
@@ -169,7 +171,10 @@ static void finish(struct fx *f, struct counts *c)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", f->dir, e->d_name);
-		if (!strstr(e->d_name, ".trace")) {
+		/* Sidecars (F.gc, samples: NAME.trace.*) are not traces. */
+		size_t nl = strlen(e->d_name);
+
+		if (nl < 6 || strcmp(e->d_name + nl - 6, ".trace")) {
 			unlink(path);
 			continue;
 		}
@@ -406,6 +411,127 @@ static void test_sweep_reads_what_bpf_could_not(void **state)
 	assert_int_equal(c.free_unknown, 0);
 }
 
+/*
+ * --memprofilerate's snapshots (TAF_REC_SNAP, taken by the BPF programs
+ * in the GC pauses) become the reads at the GC record after them: a
+ * whole one is applied (births at a mark and at its end, frees at a
+ * mark), one with a part missing, cut by the budget or not confirmed by
+ * its GC record is not.  The session reads its own process: the bucket
+ * the samples name is in this test's memory, laid out as Go 1.27's.
+ */
+static uint64_t bucket_mem[2 + PS_MAX_PCS + 64];
+
+static void snap(struct fx *f, uint32_t seq, uint32_t flags,
+		 const uint64_t *addrs, uint32_t n, uint64_t bucket)
+{
+	struct taf_rec_snap r;
+	uint32_t i;
+
+	memset(&r, 0, sizeof(r));
+	hdr(&r.hdr, TAF_REC_SNAP,
+	    (uint16_t)(offsetof(struct taf_rec_snap, s) + n * sizeof(r.s[0])),
+	    f->ts += 10);
+	r.hdr.flags = flags;
+	r.seq = seq;
+	r.n = n;
+	for (i = 0; i < n; i++)
+		r.s[i] = (struct taf_snap_sample){ addrs[i], bucket };
+	feed(f, &r, r.hdr.len);
+}
+
+static void gc_rec(struct fx *f, uint16_t kind, uint32_t flags, uint64_t addr)
+{
+	struct taf_rec_addr r = { 0 };
+
+	hdr(&r.hdr, kind, sizeof(r), f->ts += 1000);
+	r.hdr.flags = flags;
+	r.addr = addr;
+	feed(f, &r, sizeof(r));
+}
+
+static void test_snapshots_are_the_reads(void **state)
+{
+	struct session_opts so = { .sample = 1, .memprofilerate = 4096,
+				   .sample_reads = true };
+	struct fx *f = calloc(1, sizeof(*f));
+	const uint64_t A = HEAP + 0x100, B = HEAP + 0x2000, C = HEAP + 0x4000,
+		       D = HEAP + 0x6000;
+	const uint64_t ab[] = { A, B }, abc[] = { A, B, C }, ac[] = { A, C },
+		       acd[] = { A, C, D };
+	const struct sample_reads *r;
+	struct ps_reader pr;
+	struct u64_map types;
+	struct target tg;
+	struct counts c;
+	char err[256];
+	uint64_t bucket;
+
+	assert_non_null(f);
+	strcpy(f->dir, "/tmp/test_session_sample.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	so.dir = f->dir;
+	f->bin = open_bin(27, "");
+	assert_int_equal(profile_specials_open(f->bin, 0, 4, &pr, err,
+					       sizeof(err)), 0);
+	/* size 64, one PC: where the bucket's size is at its layout's
+	 * offset. */
+	bucket = (uint64_t)(uintptr_t)bucket_mem - (uint64_t)pr.l.bucket_size.off;
+	bucket_mem[0] = 64;
+	bucket_mem[1] = 1;
+	bucket_mem[2] = 0x401000;
+	profile_specials_close(&pr);
+	assert_int_equal(target_open(getpid(), &tg, err, sizeof(err)), 0);
+	assert_int_equal(session_start(&f->s, &tg, f->bin, 0, &so, err,
+				       sizeof(err)), 0);
+	u64_map_init(&types);
+	/* No probes: no daemon read and no BPF to ask; only the records. */
+	session_set_sample_reader(f->s, NULL, &types, 4);
+	assert_int_equal(session_begin(f->s, 1), 0);
+	f->ts = T0;
+	/* The heap's base, from a first event (the process is no Go one). */
+	span_alloc(f, HEAP, (uint8_t)(6 << 1));
+
+	/* A mark: A and B born; its end: C too. */
+	snap(f, 0, TAF_SNAP_F_LAST, ab, 2, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 0);
+	snap(f, 0, TAF_SNAP_F_LAST, abc, 3, bucket);
+	gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
+	/* In two parts: B freed. */
+	snap(f, 0, 0, ac, 2, bucket);
+	snap(f, 1, TAF_SNAP_F_LAST, NULL, 0, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 1);
+	/* A part lost (seq 1): not a read, C is not freed nor D born. */
+	snap(f, 0, 0, &A, 1, bucket);
+	snap(f, 2, TAF_SNAP_F_LAST, &D, 1, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 2);
+	/* Cut by the budget, its GC record without TAF_GC_F_SNAP. */
+	snap(f, 0, TAF_SNAP_F_LAST | TAF_SNAP_F_CUT, &A, 1, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, 0, 3);
+	/* Whole but its GC record did not confirm it (the ring lost
+	 * nothing the session saw, but the program said no). */
+	snap(f, 0, TAF_SNAP_F_LAST, &A, 1, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, 0, 4);
+	/* Whole again: D born; then all freed. */
+	snap(f, 0, TAF_SNAP_F_LAST, acd, 3, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 5);
+	snap(f, 0, TAF_SNAP_F_LAST, NULL, 0, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 6);
+
+	r = session_reads(f->s);
+	assert_non_null(r);
+	assert_int_equal(r->c.snaps, 5);
+	assert_int_equal(r->c.snaps_cut, 1);
+	assert_int_equal(r->c.snaps_unread, 1);
+	assert_int_equal(r->c.reads, 4);
+	assert_int_equal(r->c.reads_end, 1);
+	finish(f, &c);
+	u64_map_free(&types);
+	assert_int_equal(c.allocs, 4);
+	assert_int_equal(c.frees, 4);
+	assert_int_equal(c.free_unknown, 0);
+	assert_int_equal(c.alloc_of_live, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_tiny_as_runtime_go127),
 		cmocka_unit_test(test_tiny_as_runtime_go123),
 		cmocka_unit_test(test_sweep_reads_what_bpf_could_not),
+		cmocka_unit_test(test_snapshots_are_the_reads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -250,7 +250,7 @@ static int field16(const struct go_field *f, const char *name, uint16_t *out,
  * (GOEXPERIMENT=greenteagc).  The build info records only non-default
  * experiments.
  */
-static bool uses_green_tea(const struct go_build_info *bi)
+bool probe_plan_green_tea(const struct go_build_info *bi)
 {
 	if (bi->major != 1)
 		return false;
@@ -259,6 +259,13 @@ static bool uses_green_tea(const struct go_build_info *bi)
 	if (bi->minor == 25)
 		return go_build_info_has_experiment(bi, "greenteagc");
 	return false;
+}
+
+/* _KindSpecialFinalizer (runtime/mheap.go): 1 up to Go 1.24, 2 from
+ * 1.25, where _KindSpecialTinyBlock took 1. */
+uint8_t probe_plan_finalizer_kind(int minor)
+{
+	return minor >= 25 ? 2 : 1;
 }
 
 /*
@@ -283,7 +290,7 @@ static void plan_finalizer_layout(const struct go_layout *g,
 		return;
 	l->span_specials = (uint16_t)g->mspan_specials.off;
 	l->special_offset_size = (uint8_t)g->special_offset.size;
-	l->special_kind_finalizer = bi->minor >= 25 ? 2 : 1;
+	l->special_kind_finalizer = probe_plan_finalizer_kind(bi->minor);
 }
 
 static int plan_layout(const struct go_binary *bin, struct taf_layout *l,
@@ -317,7 +324,7 @@ static int plan_layout(const struct go_binary *bin, struct taf_layout *l,
 	l->g_stack_hi = (uint16_t)(g.g_stack.off + 8);
 	l->nelems_size = (uint8_t)g.mspan_nelems.size;
 	l->freeindex_size = (uint8_t)g.mspan_freeindex.size;
-	l->green_tea = uses_green_tea(go_binary_build_info(bin));
+	l->green_tea = probe_plan_green_tea(go_binary_build_info(bin));
 	/* special.kind: the finalizer walk's and --memprofilerate's (0: not
 	 * known; it follows `next`, so it is never at 0). */
 	if (go_field_present(&g.special_kind) && g.special_kind.off <= 0xffff)

@@ -81,6 +81,13 @@ struct probe_plan {
  * and fills plan->layout.  Fails (with one line in
  * `err`) when a function the version needs is missing or can't be decoded.
  */
+struct go_build_info;
+/* Whether the binary's GC keeps small spans' mark bits inline (Green
+ * Tea: Go 1.26 by default, 1.25 by GOEXPERIMENT). */
+bool probe_plan_green_tea(const struct go_build_info *bi);
+/* Its runtime's _KindSpecialFinalizer, by Go 1.MINOR. */
+uint8_t probe_plan_finalizer_kind(int minor);
+
 int probe_plan_build(const struct go_binary *b, struct probe_plan *plan,
 		     char *err, size_t errlen);
 

@@ -488,8 +488,31 @@ void probes_gc_forget(const struct probes *p, pid_t pid)
 {
 	__u32 key = (__u32)pid;
 
-	if (p->skel)
+	if (p->skel) {
 		bpf_map_delete_elem(bpf_map__fd(p->skel->maps.gc_sweeps), &key);
+		bpf_map_delete_elem(bpf_map__fd(p->skel->maps.snap_targets), &key);
+	}
+}
+
+void probes_snap_forget(const struct probes *p, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+
+	if (p && p->skel)
+		bpf_map_delete_elem(bpf_map__fd(p->skel->maps.snap_targets), &key);
+}
+
+int probes_snap_target(const struct probes *p, pid_t pid,
+		       const struct taf_snap_target *t)
+{
+	__u32 key = (__u32)pid;
+
+	if (!p || !p->skel)
+		return -ENOENT;
+	if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.snap_targets), &key,
+				t, BPF_ANY))
+		return -errno;
+	return 0;
 }
 
 int probes_read_stats(const struct probes *p, uint64_t out[TAF_STAT_MAX])

@@ -80,6 +80,16 @@ int probes_add_layout(struct probes *p, const struct probe_plan *plan);
 uint64_t probes_gc_sweeps(const struct probes *p, pid_t pid);
 void probes_gc_forget(const struct probes *p, pid_t pid);
 
+/*
+ * Asks the gc_mark and gc_cycle programs to read process PID's
+ * heap-profile samples with the world stopped (snap.bpf.h), where T
+ * says; probes_gc_forget ends it.  0 or -errno.
+ */
+int probes_snap_target(const struct probes *p, pid_t pid,
+		       const struct taf_snap_target *t);
+/* No more snapshots of PID until probes_snap_target again. */
+void probes_snap_forget(const struct probes *p, pid_t pid);
+
 /* File descriptor of the ring buffer map. */
 int probes_ringbuf_fd(const struct probes *p);
 /* The ring that holds a copy of each exec record (read first). */

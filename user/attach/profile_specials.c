@@ -133,7 +133,7 @@ struct ps_hit {
 	uint32_t head;
 	uint64_t addr;
 	uint64_t bucket;           /* specialprofile.b */
-	uint32_t bkt;              /* index + 1 in ps_walk.bkt */
+	uint32_t bkt;              /* index + 1 in ps_reader.bkt */
 	bool want;
 };
 
@@ -151,8 +151,6 @@ struct ps_walk {
 	struct ps_hit *hits;
 	size_t nhits, hits_cap;
 	uint8_t (*bufs)[64];
-	uint64_t (*bkt)[2 + PS_MAX_PCS];  /* buckets: size, nstk, stack */
-	bool *bkt_ok;
 };
 
 static struct mem_batch mb;
@@ -227,57 +225,188 @@ static int walk_level(struct ps_walk *w)
 	return 0;
 }
 
+/* Room for bucket ADDR in the reader's cache: its index there, or -1. */
+static ssize_t bucket_slot(struct ps_reader *r, uint64_t addr)
+{
+	if (!GROW(r->bkt, r->nbkt, r->bkt_cap, 64) ||
+	    u64_map_put(&r->bkt_index, addr, r->nbkt + 1))
+		return -1;
+	return (ssize_t)r->nbkt++;
+}
+
+/* The cache's entry for a bucket read at SLOT: dropped when unreadable
+ * (the index says 0: not known). */
+static void bucket_unread(struct ps_reader *r, uint64_t addr)
+{
+	u64_map_put(&r->bkt_index, addr, 0);
+}
+
 /*
- * The buckets of the wanted samples, each once: its size, nstk and stack
- * (adjacent words, the stack after nstk), into w->bkt; a hit's `bkt` is
- * its bucket's index + 1 there (0: unread).  Many samples share a bucket
- * (one per allocating stack and size): one read per bucket, not sample.
+ * The buckets of the wanted samples the reader does not know yet, each
+ * once: its size, nstk and stack (adjacent words, the stack after nstk)
+ * into the reader's cache; a hit's `bkt` is its bucket's index + 1 there
+ * (0: unread).  Many samples share a bucket (one per allocating stack
+ * and size), and the same buckets come back read after read: a read of
+ * a program whose call sites are known reads no bucket.
  */
 static int read_buckets(struct ps_walk *w)
 {
 	const struct go_layout *l = &w->pl->l;
-	struct u64_map index;
+	struct ps_reader *r = w->pl;
 	size_t i, k, n, nb = 0, cap = 0;
 	uint64_t *addrs = NULL, v;
 	int rc = 0;
 
-	u64_map_init(&index);
 	for (i = 0; i < w->nhits && rc == 0; i++) {
 		struct ps_hit *h = &w->hits[i];
+		ssize_t slot;
 
 		if (!h->want || !h->bucket)
 			continue;
-		if (u64_map_get(&index, h->bucket, &v)) {
+		if (u64_map_get(&r->bkt_index, h->bucket, &v)) {
 			h->bkt = (uint32_t)v;
 			continue;
 		}
-		if (!GROW(addrs, nb, cap, 64) || u64_map_put(&index, h->bucket, nb + 1)) {
+		slot = bucket_slot(r, h->bucket);
+		if (slot < 0 || !GROW(addrs, nb, cap, 64)) {
 			rc = -ENOMEM;
 			break;
 		}
 		addrs[nb++] = h->bucket;
-		h->bkt = (uint32_t)nb;
-	}
-	if (rc == 0 && nb) {
-		w->bkt = malloc(nb * sizeof(*w->bkt));
-		w->bkt_ok = calloc(nb, sizeof(*w->bkt_ok));
-		if (!w->bkt || !w->bkt_ok)
-			rc = -ENOMEM;
+		h->bkt = (uint32_t)slot + 1;
 	}
 	for (i = 0; rc == 0 && i < nb; i += MEM_BATCH_MAX) {
 		n = nb - i < MEM_BATCH_MAX ? nb - i : MEM_BATCH_MAX;
 		for (k = 0; k < n; k++) {
+			u64_map_get(&r->bkt_index, addrs[i + k], &v);
 			mb.addr[k] = addrs[i + k] + (uint64_t)l->bucket_size.off;
-			mb.len[k] = sizeof(w->bkt[0]);
-			mb.dst[k] = (uint8_t *)w->bkt[i + k];
+			mb.len[k] = sizeof(r->bkt[0]);
+			mb.dst[k] = (uint8_t *)r->bkt[v - 1];
 		}
 		mem_batch_read(w->t, &mb, n);
 		for (k = 0; k < n; k++)
-			w->bkt_ok[i + k] = mb.ok[k];
+			if (!mb.ok[k])
+				bucket_unread(r, addrs[i + k]);
 	}
+	/* A hit whose bucket could not be read has none. */
+	for (i = 0; rc == 0 && nb && i < w->nhits; i++)
+		if (w->hits[i].bkt &&
+		    (!u64_map_get(&r->bkt_index, w->hits[i].bucket, &v) || !v))
+			w->hits[i].bkt = 0;
 	free(addrs);
-	u64_map_free(&index);
 	return rc;
+}
+
+/* Bucket entry B (size, nstk, stack) into S. */
+static void bucket_sample(const uint64_t *b, struct ps_sample *s)
+{
+	size_t n = b[1] < PS_MAX_PCS ? (size_t)b[1] : PS_MAX_PCS;
+
+	s->full = true;
+	s->size = b[0];
+	memcpy(s->pcs, &b[2], n * 8);
+	s->npcs = n;
+}
+
+int profile_specials_bucket(const struct target *t, struct ps_reader *r,
+			    uint64_t bucket, struct ps_sample *s)
+{
+	uint64_t v;
+	ssize_t slot;
+
+	if (!bucket)
+		return -EIO;
+	if (u64_map_get(&r->bkt_index, bucket, &v)) {
+		if (!v)
+			return -EIO;
+		bucket_sample(r->bkt[v - 1], s);
+		return 0;
+	}
+	slot = bucket_slot(r, bucket);
+	if (slot < 0)
+		return -ENOMEM;
+	if (target_read(t, bucket + (uint64_t)r->l.bucket_size.off,
+			r->bkt[slot], sizeof(r->bkt[0]))) {
+		bucket_unread(r, bucket);
+		return -EIO;
+	}
+	bucket_sample(r->bkt[slot], s);
+	return 0;
+}
+
+int profile_specials_learn_bucket(struct ps_reader *r, uint64_t bucket,
+				  uint64_t size, uint64_t nstk,
+				  const uint64_t *pcs, size_t npcs)
+{
+	uint64_t v;
+	ssize_t slot;
+
+	if (!bucket)
+		return 0;
+	if (u64_map_get(&r->bkt_index, bucket, &v) && v) {
+		slot = (ssize_t)v - 1;
+	} else {
+		slot = bucket_slot(r, bucket);
+		if (slot < 0)
+			return -ENOMEM;
+	}
+	if (npcs > PS_MAX_PCS)
+		npcs = PS_MAX_PCS;
+	r->bkt[slot][0] = size;
+	/* What bucket_sample takes of the stack: the PCs there are. */
+	r->bkt[slot][1] = nstk < npcs ? nstk : npcs;
+	memcpy(&r->bkt[slot][2], pcs, npcs * 8);
+	return 0;
+}
+
+bool profile_specials_snap_target(const struct ps_reader *r,
+				  struct taf_snap_target *out)
+{
+	const struct go_layout *l = &r->l;
+
+	memset(out, 0, sizeof(*out));
+	if (!r->by_arenas || l->special_offset.off != 8 ||
+	    (l->special_offset.size != 2 && l->special_offset.size != 8) ||
+	    l->special_kind.off < 0 || l->special_kind.off >= 32 ||
+	    l->specialprofile_b.off < 8 || l->specialprofile_b.off > 24 ||
+	    l->mspan_state.off < 0 || l->mspan_specials.off < 0 ||
+	    l->mspan_start_addr.off < 0 || l->mspan_state.off > 0xffff ||
+	    l->mspan_specials.off > 0xffff || l->mspan_start_addr.off > 0xffff)
+		return false;
+	out->arena_list = r->mheap + (uint64_t)r->arena_list->off;
+	out->bucket_size = (uint32_t)l->bucket_size.off;
+	out->arenas_l2 = r->mheap + (uint64_t)l->mheap_arenas.off;
+	out->ha_spans = (uint32_t)l->heap_arena_spans.off;
+	out->ha_page_specials = (uint32_t)l->heap_arena_page_specials.off;
+	out->span_state = (uint16_t)l->mspan_state.off;
+	out->span_specials = (uint16_t)l->mspan_specials.off;
+	out->span_start_addr = (uint16_t)l->mspan_start_addr.off;
+	out->span_gcmark_bits = (uint16_t)l->mspan_gcmark_bits.off;
+	out->span_elemsize = (uint16_t)l->mspan_elemsize.off;
+	out->span_head = (uint16_t)(l->mspan_state.off + 1);
+	{
+		const struct go_field *words[] = {
+			&l->mspan_specials, &l->mspan_start_addr,
+			&l->mspan_gcmark_bits, &l->mspan_elemsize,
+		};
+		size_t k;
+
+		/* snap.bpf.h's header buffer, and its aligned 8-byte reads. */
+		for (k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+			if (words[k]->off < 0 || words[k]->off % 8 ||
+			    words[k]->size != 8 || words[k]->off + 8 > 256)
+				return false;
+			if (words[k]->off + 8 > out->span_head)
+				out->span_head = (uint16_t)(words[k]->off + 8);
+		}
+	}
+	if (out->span_head > 256)
+		return false;
+	out->special_offset_size = (uint8_t)l->special_offset.size;
+	out->special_kind_off = (uint8_t)l->special_kind.off;
+	out->special_kind_profile = r->kind;
+	out->profile_b = (uint8_t)l->specialprofile_b.off;
+	return true;
 }
 
 void profile_specials_close(struct ps_reader *r)
@@ -285,6 +414,10 @@ void profile_specials_close(struct ps_reader *r)
 	free(r->arena_ha);
 	free(r->span_buf);
 	free(r->node_bufs);
+	free(r->bkt);
+	u64_map_free(&r->bkt_index);
+	r->bkt = NULL;
+	r->nbkt = r->bkt_cap = 0;
 	r->arena_ha = NULL;
 	r->span_buf = NULL;
 	r->node_bufs = NULL;
@@ -693,24 +826,17 @@ int profile_specials_walk(const struct target *t, struct ps_reader *r,
 	for (k = 0; k < w.nhits && rc == 0; k++) {
 		struct ps_hit *h = &w.hits[k];
 		struct ps_sample s = { .addr = h->addr };
-		size_t n;
 
 		if (!w.heads[h->head].valid)
 			continue;
 		if (h->want) {
-			const uint64_t *b = h->bkt ? w.bkt[h->bkt - 1] : NULL;
-
-			if (!b || !w.bkt_ok[h->bkt - 1]) {
+			if (!h->bkt) {
 				/* Buckets are never freed: a bucket
 				 * unreadable is a wrong pointer. */
 				st->read_errors++;
 				continue;
 			}
-			s.full = true;
-			s.size = b[0];
-			n = b[1] < PS_MAX_PCS ? b[1] : PS_MAX_PCS;
-			memcpy(s.pcs, &b[2], n * 8);
-			s.npcs = n;
+			bucket_sample(r->bkt[h->bkt - 1], &s);
 		}
 		st->samples++;
 		rc = ops->sample(ctx, &s);
@@ -719,8 +845,6 @@ out:
 	free(w.cur);
 	free(w.next);
 	free(w.hits);
-	free(w.bkt);
-	free(w.bkt_ok);
 	free(w.heads);
 	return rc;
 }

@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 #include "inspect/go_layout.h"
+#include "traceaf_events.h"
+#include "util/u64_map.h"
 
 struct go_binary;
 struct target;
@@ -61,6 +63,12 @@ struct ps_reader {
 	size_t narenas, arenas_cap;
 	uint8_t *span_buf;
 	uint8_t (*node_bufs)[64];
+	/* Buckets read so far (a bucket is never freed, nor changes its
+	 * size or stack): address -> index + 1 in bkt, each
+	 * {size, nstk, stack...}. */
+	struct u64_map bkt_index;
+	uint64_t (*bkt)[2 + PS_MAX_PCS];
+	size_t nbkt, bkt_cap;
 };
 
 /* What a walk tells its caller. */
@@ -110,6 +118,28 @@ int profile_specials_open(const struct go_binary *bin, uint64_t bias,
 int profile_specials_walk(const struct target *t, struct ps_reader *r,
 			  const struct ps_walk_ops *ops, void *ctx,
 			  struct ps_stats *st, char *err, size_t errlen);
+
+/*
+ * The size and stack of the bucket at BUCKET into S (whose addr is the
+ * caller's): once read, a bucket is known.  0; -EIO when it cannot be
+ * read (a wrong pointer: buckets are never freed); -ENOMEM.
+ */
+int profile_specials_bucket(const struct target *t, struct ps_reader *r,
+			    uint64_t bucket, struct ps_sample *s);
+
+/* A bucket's size, nstk and stack as the BPF programs read it (NPCS of
+ * them): known from now on.  0 or -ENOMEM. */
+int profile_specials_learn_bucket(struct ps_reader *r, uint64_t bucket,
+				  uint64_t size, uint64_t nstk,
+				  const uint64_t *pcs, size_t npcs);
+
+/*
+ * Where the BPF programs' snapshot of the samples (TAF_REC_SNAP) reads in
+ * the process R was opened for: false when this runtime's layout has no
+ * arenas' pageSpecials to walk by (the daemon then reads every time).
+ */
+bool profile_specials_snap_target(const struct ps_reader *r,
+				  struct taf_snap_target *out);
 
 /*
  * Calls cb for every profile special of the process (binary `bin`

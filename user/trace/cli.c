@@ -22,6 +22,13 @@
  * 1 GiB-heap attach; at 32 MiB sustained 2 M events/s still drop nothing
  * on these machines (BENCHMARKS.md), the trap rate being the limit. */
 #define DEFAULT_RINGBUF_MB 32
+/*
+ * --memprofilerate: the BPF read of the samples in a GC pause (snap.bpf.h)
+ * costs about 25 us plus 0.1 us a sample on these VMs (BENCHMARKS.md): a
+ * heap of up to about 700 samples (350 MiB live at the default rate) is
+ * read within this, a larger one by the daemon during the mark.
+ */
+#define DEFAULT_PAUSE_BUDGET_US 100
 #define DEFAULT_MAX_PROCESSES 64
 
 int parse_duration_ns(const char *s, uint64_t *ns)
@@ -192,6 +199,16 @@ void cli_print_help(void)
 "        (mProf_Malloc) and where it frees a sample (freeSpecial): each\n"
 "        sample at its own time, two traps per sample (8-14 % on a\n"
 "        2 GB/s allocation loop at 524288, about 1 % on servers).\n"
+"    --pause-budget US\n"
+"        With --memprofilerate: the longest the tracer may lengthen a GC\n"
+"        pause (microseconds, default 100).  Where the heap's samples can\n"
+"        be read within it, the BPF programs read them in the pauses at\n"
+"        each mark's start and end, with the world stopped: nothing is\n"
+"        missed, no daemon wake-up, and a sample whose address is reused\n"
+"        by the next one is told apart (the snapshot at the mark's end\n"
+"        sees it unmarked).  A larger heap is read by the daemon during\n"
+"        the marks instead (counted on stderr and in summary.json\n"
+"        \"reads\": in_pause, in_pause_cut); 0 always leaves it to the daemon.\n"
 "    --check-reads\n"
 "        With --memprofilerate-exact: also read the samples at each mark,\n"
 "        as --memprofilerate does, and count where the reads disagree with\n"
@@ -292,7 +309,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 enum { OPT_RINGBUF = 0x100, OPT_INCLUDE, OPT_EXCLUDE, OPT_MAX_PROCS };
 enum { OPT_SAMPLE = 0x180 };
 enum { OPT_STACKS = 0x190, OPT_MEMPROFILERATE, OPT_MEMPROFILE_EXACT,
-       OPT_CHECK_READS };
+       OPT_CHECK_READS, OPT_PAUSE_BUDGET };
 enum { OPT_GEN_SIZE = 0x1a0 };
 enum { OPT_NO_CACHE = 0x1b0, OPT_CACHE_DIR };
 enum { OPT_TINY_AS_RUNTIME = 0x1c0 };
@@ -363,6 +380,7 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		{ "memprofilerate", required_argument, NULL, OPT_MEMPROFILERATE },
 		{ "memprofilerate-exact", required_argument, NULL, OPT_MEMPROFILE_EXACT },
 		{ "check-reads", no_argument, NULL, OPT_CHECK_READS },
+		{ "pause-budget", required_argument, NULL, OPT_PAUSE_BUDGET },
 		{ "tiny-as-runtime", no_argument, NULL, OPT_TINY_AS_RUNTIME },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "cache-dir", required_argument, NULL, OPT_CACHE_DIR },
@@ -382,6 +400,7 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 	o->ringbuf_mb = DEFAULT_RINGBUF_MB;
 	o->max_processes = DEFAULT_MAX_PROCESSES;
 	o->sample = 1;
+	o->pause_budget_us = DEFAULT_PAUSE_BUDGET_US;
 
 	optind = 1;
 	opterr = 0;
@@ -497,6 +516,13 @@ enum cli_result cli_parse(int argc, char **argv, struct taf_options *o)
 		}
 		case OPT_CHECK_READS:
 			o->check_reads = true;
+			break;
+		case OPT_PAUSE_BUDGET:
+			if (parse_uint(optarg, 100000, &ul)) {
+				fprintf(stderr, "traceaf-bpf: invalid --pause-budget '%s' (microseconds, 0..100000)\n", optarg);
+				return CLI_ERROR;
+			}
+			o->pause_budget_us = (unsigned)ul;
 			break;
 		case 'v':
 			o->verbose++;

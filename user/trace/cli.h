@@ -32,6 +32,8 @@ struct taf_options {
 				       profile specials once per GC) */
 	bool check_reads;           /* --check-reads: with -exact, read the
 				       specials too and count disagreements */
+	unsigned pause_budget_us;   /* --pause-budget: longest a read of the
+				       samples in a GC pause may take */
 	bool no_cache;              /* --no-cache: plan every executable afresh */
 	const char *cache_dir;      /* --cache-dir, NULL: /var/cache/traceaf-bpf */
 	int verbose;                /* -v, repeatable */

@@ -451,6 +451,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		.known_stacks = probes_known_stacks(&t->probes),
 		.memprofilerate = t->opt->memprofilerate,
 		.check_reads = t->opt->check_reads,
+		.pause_budget_ns = (uint64_t)t->opt->pause_budget_us * 1000,
 		.tiny_as_runtime = t->opt->tiny_as_runtime,
 	};
 	struct go_binary *bin = NULL;

@@ -58,12 +58,14 @@ void tracer_report_session(const struct tracer *t, const struct session *s)
 		uint64_t tried = r->reads + r->checked + r->missed +
 				 r->reads_end + r->checked_end + r->missed_end +
 				 r->reads_final + r->missed_final;
+		/* The daemon's reads: those in the pauses take it no time. */
+		uint64_t by_daemon = tried > r->snaps ? tried - r->snaps : 0;
 
 		if (session_reads(s)->reader_err[0])
 			tracer_say("warning: PID %d: reading its heap-profile samples: %s",
 			    (int)pid, session_reads(s)->reader_err);
 		/* Said always: a missed read is samples not in the trace. */
-		tracer_say("PID %d: --memprofilerate: %llu GC marks, %llu reads of the samples as they began (%llu partial: the sweep overtook them in some spans; %llu missed: a sweep came first, or a list could not be read) and %llu as they ended (%llu missed)%s, %.1f ms each on average, %.1f ms at most",
+		tracer_say("PID %d: --memprofilerate: %llu GC marks, %llu reads of the samples as they began (%llu partial: the sweep overtook them in some spans; %llu missed: a sweep came first, or a list could not be read) and %llu as they ended (%llu missed)%s, %.1f ms each on average by the daemon, %.1f ms at most",
 		    (int)pid, (unsigned long long)c->records[TAF_REC_GC_MARK],
 		    (unsigned long long)(r->reads + r->checked),
 		    (unsigned long long)(r->partial + r->checked_partial),
@@ -72,8 +74,16 @@ void tracer_report_session(const struct tracer *t, const struct session *s)
 		    (unsigned long long)r->missed_end,
 		    r->reads_final ? ", and one as tracing stopped" :
 		    r->missed_final ? ", and one missed as tracing stopped" : "",
-		    tried ? (double)r->ns_total / 1e6 / (double)tried : 0.0,
+		    by_daemon ? (double)r->ns_total / 1e6 / (double)by_daemon : 0.0,
 		    (double)r->ns_max / 1e6);
+		if (r->snaps || r->snaps_cut || r->snaps_unread)
+			tracer_say("PID %d: --memprofilerate: %llu of those reads made by the BPF programs in the GC pauses (%.1f us each on average, %.1f us at most, added to the pause), %llu left to the daemon by --pause-budget, %llu because memory could not be read there",
+			    (int)pid, (unsigned long long)r->snaps,
+			    r->snap_taken ? (double)r->snap_ns_total / 1e3 /
+					    (double)r->snap_taken : 0.0,
+			    (double)r->snap_ns_max / 1e3,
+			    (unsigned long long)r->snaps_cut,
+			    (unsigned long long)r->snaps_unread);
 		if (r->checked || r->check_missing || r->check_extra)
 			tracer_say("PID %d: --check-reads: %llu reads compared: %llu samples the probes held that a read did not see, %llu a read saw that the probes did not allocate before the next mark, %llu probed that no read ever saw (lost to missed reads, or made without a special)",
 			    (int)pid, (unsigned long long)r->checked,

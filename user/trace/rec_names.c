@@ -13,4 +13,6 @@ const struct taf_rec_name taf_rec_names[TAF_REC_KIND_MAX] = {
 	[TAF_REC_SAMPLED_FREE] = { "SampledFree", "sampled_free" },
 	[TAF_REC_GC_CYCLE] = { "GCCycle", "gc_cycle" },
 	[TAF_REC_GC_MARK] = { "GCMark", "gc_mark" },
+	[TAF_REC_SNAP] = { "SampleSnapshot", "sample_snapshot" },
+	[TAF_REC_SNAP_BUCKET] = { "SampleBucket", "sample_bucket" },
 };

@@ -5,6 +5,8 @@
  * one: it is refused here, once, instead of by each handler.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "record_view.h"
 
@@ -21,6 +23,8 @@ static const size_t min_len[TAF_REC_KIND_MAX] = {
 	[TAF_REC_SAMPLED_FREE] = sizeof(struct taf_rec_addr),
 	[TAF_REC_GC_CYCLE] = sizeof(struct taf_rec_addr),
 	[TAF_REC_GC_MARK] = sizeof(struct taf_rec_addr),
+	[TAF_REC_SNAP] = offsetof(struct taf_rec_snap, s),
+	[TAF_REC_SNAP_BUCKET] = offsetof(struct taf_rec_snap_bucket, pcs),
 };
 
 /* The stack an allocation record carries (TAF_ALLOC_F_STACK). */
@@ -53,6 +57,23 @@ int record_view_decode(const void *data, size_t len, struct record_view *v)
 		return -EINVAL;
 	if (h->kind == TAF_REC_EXEC && len < sizeof(struct taf_rec_exec))
 		return 0;
+	/* A snapshot record holds the samples it counts. */
+	if (h->kind == TAF_REC_SNAP) {
+		const struct taf_rec_snap *r = data;
+
+		if (r->n > TAF_SNAP_BATCH ||
+		    len < offsetof(struct taf_rec_snap, s) + r->n * sizeof(r->s[0]))
+			return -EINVAL;
+	}
+	/* ... and a bucket record the PCs it counts. */
+	if (h->kind == TAF_REC_SNAP_BUCKET) {
+		const struct taf_rec_snap_bucket *r = data;
+		uint64_t n = r->nstk < TAF_SNAP_BUCKET_PCS ? r->nstk :
+			     TAF_SNAP_BUCKET_PCS;
+
+		if (len < offsetof(struct taf_rec_snap_bucket, pcs) + n * 8)
+			return -EINVAL;
+	}
 	v->body = data;
 	if (h->kind == TAF_REC_HEAP_ALLOC && (h->flags & TAF_ALLOC_F_STACK))
 		stack_view(data, len, &v->stack);

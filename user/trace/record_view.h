@@ -42,6 +42,8 @@ struct record_view {
 		/* SPAN_FREE, STACK_FREE, SAMPLED_FREE, GC_CYCLE */
 		const struct taf_rec_addr *addr;
 		const struct taf_rec_exec *exec;              /* EXEC */
+		const struct taf_rec_snap *snap;              /* SNAP */
+		const struct taf_rec_snap_bucket *snap_bucket; /* SNAP_BUCKET */
 	};
 	struct alloc_stack_view stack;                /* HEAP_ALLOC */
 };

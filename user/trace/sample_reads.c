@@ -15,6 +15,8 @@ void sample_reads_init(struct sample_reads *r)
 	u64_map_init(&r->unconfirmed);
 	u64_map_init(&r->ever);
 	u64_map_init(&r->never_read);
+	u64_map_init(&r->doomed);
+	u64_map_init(&r->doomed_next);
 }
 
 void sample_reads_free(struct sample_reads *r)
@@ -27,6 +29,8 @@ void sample_reads_free(struct sample_reads *r)
 	u64_map_free(&r->unconfirmed);
 	u64_map_free(&r->ever);
 	u64_map_free(&r->never_read);
+	u64_map_free(&r->doomed);
+	u64_map_free(&r->doomed_next);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -37,6 +41,7 @@ void sample_reads_begin(struct sample_reads *r)
 	u64_map_init(&r->seen);
 	r->nfresh = 0;
 	r->ntold = 0;
+	r->doomed_set = false;
 	r->ready = false;
 	r->consistent = false;
 	r->partial = false;

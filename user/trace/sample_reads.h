@@ -81,6 +81,22 @@ struct sample_reads_counts {
 	 * (mProf_Malloc returns early for an M without its profStack yet,
 	 * runtime/mprof.go). */
 	uint64_t check_never_read;
+	/* Reads the BPF programs took with the world stopped (snap.bpf.h),
+	 * applied or compared; the GC records that came without one,
+	 * the daemon reading instead (the most steps one took, to
+	 * weigh the budget): cut by --pause-budget, unreadable (a page not
+	 * present, a record lost, a bucket unreadable). */
+	uint64_t snaps, snaps_cut, snaps_unread, snap_steps_max;
+	uint64_t snap_ns_total, snap_ns_max;  /* what they added to the pauses */
+	uint64_t snap_taken;        /* snapshots ended, whole or not */
+	uint64_t snap_suspended;    /* times a cut stopped them, for a while */
+	uint64_t doomed;            /* samples a mark's end found unmarked */
+	uint64_t reborn;            /* of those, ones whose address held a
+				       sample again at the next read */
+	/* --check-reads: samples found unmarked that the probes did not see
+	 * freed by the next mark; samples the probes saw freed after a
+	 * mark's end whose snapshot did not find them unmarked. */
+	uint64_t check_doomed_alive, check_undoomed_freed;
 };
 
 struct sample_reads {
@@ -95,6 +111,15 @@ struct sample_reads {
 	bool mark_seen;             /* a mark read since the last mark end */
 	uint64_t mark_sweeps;       /* its gcSweep count */
 	uint64_t sweeps;            /* the read's: the gcSweep count it is at */
+	/* The BPF snapshot being received (TAF_REC_SNAP): the next record's
+	 * seq, and whether it is whole so far / ended whole. */
+	bool snap_asked;            /* the programs take them for this process */
+	struct taf_snap_target snap_target;  /* what they were told */
+	bool snap_cut;              /* the last one ran out of budget */
+	bool snap_off;              /* stopped: the heap was too big */
+	uint64_t snap_steps, snap_ns;  /* of the whole ones: the step cost */
+	bool snap_building, snap_whole;
+	uint32_t snap_next;
 	struct sample_span *told;   /* partial: the spans not swept, sorted */
 	size_t ntold, told_cap;
 	struct u64_map seen;        /* the key of every sample the read saw */
@@ -102,6 +127,12 @@ struct sample_reads {
 				       have not allocated yet */
 	struct u64_map ever;        /* --check-reads: probed samples a read saw */
 	struct u64_map never_read;    /* --check-reads: probed, never read */
+	/* Samples the snapshot at the last mark's end found unmarked (the
+	 * sweep since freed them, TAF_SNAP_DEAD): gone at the next read even
+	 * where that read finds a sample at the same address, which is then
+	 * another.  doomed_next gathers them while a snapshot comes. */
+	struct u64_map doomed, doomed_next;
+	bool doomed_set;            /* doomed (and seen) are a mark end's */
 	struct sample_reads_counts c;
 };
 

@@ -96,6 +96,7 @@ static int start(struct session *s, struct target *t, struct go_binary *bin,
 	sample_reads_init(&s->reads);
 	s->sample_reads = o->memprofilerate && o->sample_reads;
 	s->check_reads = o->memprofilerate && o->check_reads;
+	s->pause_budget_ns = o->pause_budget_ns;
 	u64_map_init(&s->tiny_upper);
 	s->memprofilerate = o->memprofilerate;
 	s->tiny_as_runtime = o->tiny_as_runtime;

@@ -64,6 +64,8 @@ struct session_opts {
 	uint64_t memprofilerate; /* --memprofilerate: the runtime samples */
 	bool sample_reads;   /* --memprofilerate: read, not probed (sample_reads.h) */
 	bool check_reads;    /* --check-reads: reads held against the probes */
+	uint64_t pause_budget_ns; /* --pause-budget: the BPF reads' bound in a
+				     GC pause (0: the daemon reads) */
 	bool tiny_as_runtime; /* --tiny-as-runtime: on_tiny_alloc_runtime */
 };
 

@@ -194,6 +194,9 @@ static uint64_t record_address(const struct record_view *v)
 	case TAF_REC_STACK_FREE:
 	case TAF_REC_SAMPLED_FREE: return v->addr->addr;
 	case TAF_REC_STACK_ALLOC: return v->stack_alloc->lo;
+	/* A snapshot's first sample: the process may have exited before
+	 * its records are read, its runtime's heap base with it. */
+	case TAF_REC_SNAP: return v->snap->n ? v->snap->s[0].addr : 0;
 	default: return 0;
 	}
 }

@@ -48,6 +48,7 @@ struct session {
 	 * tells a sweep came: the tracer's (session_set_sample_reader). */
 	struct sample_reads reads;
 	bool sample_reads, check_reads;
+	uint64_t pause_budget_ns;    /* the BPF snapshots' budget */
 	const struct probes *probes;
 	const struct u64_map *sample_types;
 	uint8_t prof_kind;
@@ -166,6 +167,12 @@ static inline bool session_reads_samples(const struct session *s)
 }
 /* ... and at the mark's end (TAF_REC_GC_CYCLE): the births since. */
 int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end);
+/* A part of the snapshot the BPF programs took for the GC record that
+ * follows it (TAF_REC_SNAP): what that record's read is made of. */
+int session_sampled_snap(struct session *s, const struct taf_rec_snap *r);
+/* A bucket the next snapshot records name (TAF_REC_SNAP_BUCKET). */
+int session_sampled_snap_bucket(struct session *s,
+				const struct taf_rec_snap_bucket *r);
 /* session_sampled.c: a sample's type entry (by type and slot size) and
  * its value in s->sampled (type_ref; stack reference above). */
 const struct type_entry *session_sampled_type(struct session *s,

@@ -19,12 +19,84 @@
 #include <string.h>
 #include <time.h>
 
+#include "attach/probe_plan.h"
 #include "attach/probes.h"
+#include "inspect/go_binary.h"
 #include "attach/profile_specials.h"
 #include "trace/alloc_stacks.h"
 #include "trace/sample_reads.h"
 #include "util/clock_ns.h"
 #include "util/grow.h"
+
+/*
+ * The reader of the process's samples, resolved once; then the BPF
+ * programs are asked to read them in the GC pauses where they can
+ * (snap.bpf.h), and the daemon's reads are left for the pauses they
+ * could not.
+ */
+static void reads_open(struct session *s)
+{
+	struct sample_reads *r = &s->reads;
+
+	/* Said at the end (progress.c): every mark a missed read. */
+	r->reader_rc = profile_specials_open(s->bin, s->load_bias,
+					     s->prof_kind, &r->reader,
+					     r->reader_err,
+					     sizeof(r->reader_err));
+	if (r->reader_rc || !s->pause_budget_ns || !s->probes ||
+	    !profile_specials_snap_target(&r->reader, &r->snap_target))
+		return;
+	/* The buckets sent are remembered per session: a PID's next one
+	 * (exec, or the PID reused) is sent them again. */
+	static uint32_t epochs;
+
+	r->snap_target.budget_ns = s->pause_budget_ns;
+	r->snap_target.epoch = ++epochs;
+	r->snap_target.green_tea = probe_plan_green_tea(go_binary_build_info(s->bin));
+	r->snap_target.special_kind_finalizer = probe_plan_finalizer_kind(s->go_minor);
+	r->snap_asked = probes_snap_target(s->probes, s->target.pid,
+					   &r->snap_target) == 0;
+}
+
+/*
+ * A heap too big to read within --pause-budget: a cut snapshot costs the
+ * pause the whole budget and the daemon reads anyway, so the programs
+ * stop taking them.  Not on one cut alone (the first snapshot of a
+ * process can take ten times the next, and a busy host can stall any):
+ * the daemon's read after it tells how many steps the heap takes (about
+ * its arenas' bitmaps, its spans with specials twice, its samples), and
+ * the whole snapshots so far what a step costs.  The programs are asked
+ * again once a read finds a heap of half what the budget reads.
+ */
+static uint64_t snap_capacity(const struct session *s)
+{
+	const struct sample_reads *r = &s->reads;
+	/* What a step took on these VMs before any whole snapshot says. */
+	uint64_t step_ns = 150;
+
+	if (r->snap_steps && r->snap_ns > r->snap_steps)
+		step_ns = r->snap_ns / r->snap_steps;
+	return s->pause_budget_ns / step_ns;
+}
+
+static void snap_weigh(struct session *s, const struct ps_stats *st)
+{
+	struct sample_reads *r = &s->reads;
+	uint64_t steps = r->reader.narenas * 17 + st->spans * 2 + st->samples;
+	uint64_t cap = snap_capacity(s);
+
+	if (r->snap_asked && r->snap_cut && steps > cap) {
+		probes_snap_forget(s->probes, s->target.pid);
+		r->snap_asked = false;
+		r->snap_off = true;
+		r->c.snap_suspended++;
+	} else if (r->snap_off && steps * 2 <= cap) {
+		r->snap_asked = probes_snap_target(s->probes, s->target.pid,
+						   &r->snap_target) == 0;
+		r->snap_off = !r->snap_asked;
+	}
+	r->snap_cut = false;
+}
 
 void session_set_sample_reader(struct session *s, const struct probes *probes,
 			       const struct u64_map *sample_types,
@@ -33,6 +105,8 @@ void session_set_sample_reader(struct session *s, const struct probes *probes,
 	s->probes = probes;
 	s->sample_types = sample_types;
 	s->prof_kind = prof_kind;
+	if (session_reads_samples(s) && s->reads.reader_rc == 1)
+		reads_open(s);
 }
 
 const struct sample_reads *session_reads(const struct session *s)
@@ -44,8 +118,10 @@ const struct sample_reads *session_reads(const struct session *s)
 static bool read_wants(void *arg, uint64_t addr)
 {
 	const struct session *s = arg;
+	uint64_t key = sample_key(addr);
 
-	return !u64_map_get(&s->sampled, sample_key(addr), NULL);
+	return !u64_map_get(&s->sampled, key, NULL) ||
+	       u64_map_get(&s->reads.doomed, key, NULL);
 }
 
 /* A sample of a read: its key, and the sample if the session lacks it. */
@@ -112,13 +188,8 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 	r->sweeps = sweeps;
 	if (!s->probes || !s->sample_types || s->target.gone)
 		return;
-	if (r->reader_rc == 1) {
-		/* Said at the end (progress.c): every mark a missed read. */
-		r->reader_rc = profile_specials_open(s->bin, s->load_bias,
-						     s->prof_kind, &r->reader,
-						     r->reader_err,
-						     sizeof(r->reader_err));
-	}
+	if (r->reader_rc == 1)
+		reads_open(s);
 	/*
 	 * Late: a gcSweep came before this read could begin (a mark shorter
 	 * than the daemon's wake-up).  The read is made as at any time
@@ -154,6 +225,8 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 					   &st, err, sizeof(err));
 		r->c.unreadable += st.read_errors + st.list_errors;
 		ok = rc == 0 && !st.read_errors;
+		if (ok)
+			snap_weigh(s, &st);
 		/* Overtaken: partial, if the spans could be told apart.  A
 		 * read elsewhere than at a mark is partial by nature. */
 		r->partial = when != READ_MARK || st.spans_swept ||
@@ -177,9 +250,14 @@ static int read_gone(struct session *s, const struct taf_rec_addr *at)
 	int rc = 0;
 
 	while (u64_map_next(&s->sampled, &it, &key, &v)) {
-		if (u64_map_get(&s->reads.seen, key, NULL) ||
-		    !sample_reads_told(&s->reads, key))
+		bool doomed = u64_map_get(&s->reads.doomed, key, NULL);
+
+		if (!sample_reads_told(&s->reads, key) ||
+		    (u64_map_get(&s->reads.seen, key, NULL) && !doomed))
 			continue;
+		/* Seen again though doomed: another sample, born below. */
+		s->reads.c.reborn += doomed &&
+				     u64_map_get(&s->reads.seen, key, NULL);
 		if (!GROW(dead, n, cap, 64)) {
 			free(dead);
 			return -ENOMEM;
@@ -243,6 +321,9 @@ static int read_check(struct session *s, const struct taf_rec_addr *mark)
 
 	r->c.checked_partial += r->partial;
 	r->c.check_extra += r->unconfirmed.len;
+	/* Doomed samples the probes did not see freed (session_sampled.c
+	 * deletes those it does). */
+	r->c.check_doomed_alive += r->doomed.len;
 	u64_map_free(&r->unconfirmed);
 	u64_map_init(&r->unconfirmed);
 	/* What the read saw that the probes hold: seen once, a sample is
@@ -321,6 +402,113 @@ static int read_check_end(struct session *s)
 }
 
 /*
+ * A part of the BPF programs' snapshot (snap.bpf.h): its samples go into
+ * the read as the daemon's walk would put them, the buckets of those new
+ * to the session read (once each: profile_specials_bucket).  The first
+ * part begins the read; the last says whether the whole heap was read.
+ * The GC record after it applies the read (snap_taken).
+ */
+int session_sampled_snap(struct session *s, const struct taf_rec_snap *rec)
+{
+	struct sample_reads *r = &s->reads;
+	uint32_t i;
+	int rc = 0;
+
+	if (r->reader_rc != 0)
+		return 0;
+	if (rec->seq == 0) {
+		sample_reads_begin(r);
+		r->snap_building = r->snap_whole = true;
+		r->snap_next = 0;
+		u64_map_free(&r->doomed_next);
+		u64_map_init(&r->doomed_next);
+	}
+	/* A part missing (the ring was full, or the session began in the
+	 * middle): the snapshot is not whole. */
+	if (!r->snap_building || rec->seq != r->snap_next)
+		r->snap_whole = false;
+	r->snap_next = rec->seq + 1;
+	for (i = 0; i < rec->n && rc == 0 && r->snap_whole; i++) {
+		struct ps_sample ps = { .addr = rec->s[i].addr };
+		uint64_t bucket = rec->s[i].bucket & ~TAF_SNAP_DEAD;
+
+		if ((rec->s[i].bucket & TAF_SNAP_DEAD) &&
+		    u64_map_put(&r->doomed_next, sample_key(ps.addr), 1))
+			return -ENOMEM;
+		if (read_wants(s, ps.addr)) {
+			rc = profile_specials_bucket(&s->target, &r->reader,
+						     bucket, &ps);
+			if (rc == -EIO) {
+				r->c.unreadable++;
+				r->snap_whole = false;
+				rc = 0;
+				break;
+			}
+		}
+		if (rc == 0)
+			rc = read_sample(s, &ps);
+	}
+	if (rec->hdr.flags & TAF_SNAP_F_LAST) {
+		r->snap_building = false;
+		if (rec->hdr.flags & (TAF_SNAP_F_UNREAD | TAF_SNAP_F_LOST))
+			r->snap_whole = false;
+		if (rec->hdr.flags & TAF_SNAP_F_CUT) {
+			r->c.snaps_cut++;
+			r->snap_cut = true;
+		}
+		else if (!r->snap_whole)
+			r->c.snaps_unread++;
+		if (rec->steps > r->c.snap_steps_max)
+			r->c.snap_steps_max = rec->steps;
+		r->c.snap_taken++;
+		if (!(rec->hdr.flags & (TAF_SNAP_F_CUT | TAF_SNAP_F_UNREAD |
+					TAF_SNAP_F_LOST))) {
+			r->snap_steps += rec->steps;
+			r->snap_ns += rec->ns;
+		}
+		r->c.snap_ns_total += rec->ns;
+		if (rec->ns > r->c.snap_ns_max)
+			r->c.snap_ns_max = rec->ns;
+		if (rec->hdr.flags & TAF_SNAP_F_CUT)
+			r->snap_whole = false;
+	}
+	return rc;
+}
+
+int session_sampled_snap_bucket(struct session *s,
+				const struct taf_rec_snap_bucket *rec)
+{
+	struct sample_reads *r = &s->reads;
+	size_t n = rec->nstk < TAF_SNAP_BUCKET_PCS ? (size_t)rec->nstk :
+		   TAF_SNAP_BUCKET_PCS;
+
+	if (r->reader_rc != 0)
+		return 0;
+	return profile_specials_learn_bucket(&r->reader, rec->bucket, rec->size,
+					     rec->nstk, (const uint64_t *)rec->pcs, n);
+}
+
+/*
+ * At a GC record: whether the snapshot before it is the read (whole,
+ * taken with the world stopped: consistent, not partial), else the
+ * daemon reads.
+ */
+static bool snap_taken(struct session *s, const struct taf_rec_addr *at)
+{
+	struct sample_reads *r = &s->reads;
+	bool ok = (at->hdr.flags & TAF_GC_F_SNAP) && r->snap_whole &&
+		  !r->snap_building && r->reader_rc == 0;
+
+	r->snap_whole = r->snap_building = false;
+	if (!ok)
+		return false;
+	r->partial = false;
+	r->c.snaps++;
+	sample_reads_end(r, true, 0);
+	return true;
+}
+
+/*
  * A mark ended (TAF_REC_GC_CYCLE, gcSweep's entry, world stopped): the
  * sweep begins as the world restarts, so this read is partial, of the
  * spans not swept yet.  What it sees that the last read did not was
@@ -333,10 +521,24 @@ int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 	struct sample_reads *r = &s->reads;
 	struct taf_rec_addr at = *end;
 
+	bool snap = snap_taken(s, end);
+
+	/* What the sweep beginning now will free: only a snapshot knows. */
+	u64_map_free(&r->doomed);
+	u64_map_init(&r->doomed);
+	if (snap) {
+		struct u64_map tmp = r->doomed;
+
+		r->doomed = r->doomed_next;
+		r->doomed_next = tmp;
+		r->c.doomed += r->doomed.len;
+	}
+	r->doomed_set = snap;
 	if (!r->mark_seen)
 		return 0;   /* no mark read yet: nothing to add to */
 	r->mark_seen = false;
-	read_now(s, r->mark_sweeps + 1, READ_MARK_END);
+	if (!snap)
+		read_now(s, r->mark_sweeps + 1, READ_MARK_END);
 	if (!read_taken(r, &r->c.missed_end))
 		return 0;
 	if (s->check_reads)
@@ -353,15 +555,23 @@ int session_sampled_read(struct session *s, const struct taf_rec_addr *mark)
 
 	r->mark_seen = true;
 	r->mark_sweeps = mark->addr;
-	read_now(s, mark->addr, READ_MARK);
+	if (!snap_taken(s, mark))
+		read_now(s, mark->addr, READ_MARK);
 	if (!read_taken(r, &r->c.missed))
 		return 0;
 	r->c.partial += r->partial;
-	if (s->check_reads)
-		return read_check(s, mark);
-	rc = read_gone(s, mark);
-	r->c.reads++;
-	return rc ? rc : read_births(s, mark);
+	if (s->check_reads) {
+		rc = read_check(s, mark);
+	} else {
+		rc = read_gone(s, mark);
+		r->c.reads++;
+		if (rc == 0)
+			rc = read_births(s, mark);
+	}
+	/* Those the sweep freed are gone now, whatever this read was. */
+	u64_map_free(&r->doomed);
+	u64_map_init(&r->doomed);
+	return rc;
 }
 
 

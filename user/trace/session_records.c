@@ -318,6 +318,19 @@ static int record(struct session *s, const struct record_view *v)
 		s->counts.records[h->kind]++;
 		return 0;
 	}
+	/* Part of the read the next GC record applies (session_reads.c). */
+	if (h->kind == TAF_REC_SNAP || h->kind == TAF_REC_SNAP_BUCKET) {
+		s->counts.records[h->kind]++;
+		if (!session_reads_samples(s))
+			return 0;
+		/* Opened by a snapshot's sample when the heap base cannot be
+		 * read any more (else -EAGAIN: by the next record). */
+		if (h->kind == TAF_REC_SNAP && !s->gen &&
+		    session_ensure_generation(s, v) == -ENOMEM)
+			return -ENOMEM;
+		return h->kind == TAF_REC_SNAP ? session_sampled_snap(s, v->snap) :
+		       session_sampled_snap_bucket(s, v->snap_bucket);
+	}
 	if (!s->gen && session_ensure_generation(s, v) != 0)
 		return 0;
 	if (h->kind < TAF_REC_KIND_MAX)
