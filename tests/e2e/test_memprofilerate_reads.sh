@@ -7,15 +7,21 @@
 # 1. Agreement, Go 1.21, 1.23, 1.25, 1.27 and 1.27 stripped PIE:
 #    `--memprofilerate-exact 4096 --check-reads -- liveprof -mix 60 MB`
 #    keeps the exact probes (mProf_Malloc, freeSpecial) and also reads
-#    the samples as every mark begins and ends.  At each read the set
-#    the probes hold must be the set the read saw (in the spans the
-#    sweep had not reached, when it overtook the read): none the probes
-#    hold that a read missed once seen, none a read saw that the probes
-#    did not allocate by the next mark.  Equal sets at every read are
-#    what makes each sample's birth (the first read that saw it) and
-#    death (the first that did not) the exact engine's.  Most marks must
-#    have been read, and the samples no read ever saw (born and freed
-#    between reads that missed, or made without a special) few.
+#    the samples as every mark begins and ends: in the GC pauses by the
+#    BPF programs (--pause-budget 20000, so that every one is), and once
+#    more on 1.27 stripped PIE by the daemon during the marks
+#    (--pause-budget 0).  At each read the set the probes hold must be
+#    the set the read saw (in the spans the sweep had not reached, when
+#    it overtook a daemon's read): none the probes hold that a read
+#    missed once seen, none a read saw that the probes did not allocate
+#    by the next mark.  Equal sets at every read are what makes each
+#    sample's birth (the first read that saw it) and death (the first
+#    that did not) the exact engine's.  In the pauses: a read at every
+#    mark's start and end, and every sample the read at a mark's end
+#    found unmarked freed by the probes before the next mark, none freed
+#    that it did not find so.  Most marks must have been read, and the
+#    samples no read ever saw (born and freed between reads that missed,
+#    or made without a special) few.
 # 2. Counts, Go 1.27 and 1.21, from the start (-- CMD): liveprof keeps
 #    N main.Keep, runs two GCs and prints S, the samples of them its own
 #    runtime.MemProfile holds; SIGUSR1 drops them and two GCs free them.
@@ -30,6 +36,14 @@
 #    with -p at 4096, is stopped with SIGINT.  No mark came, so only the
 #    read as tracing stops sees the ~312 samples (20000 x 64 B / 4096):
 #    done_at_stop 1, and at least 200 main.Node allocations in the file.
+# 4. Reused addresses, Go 1.27 stripped PIE and 1.21, reads only:
+#    fullwork -parts large -scale 0.3 makes 1800 main.LargePtr (40 KB,
+#    so each one is sampled at 4096) and keeps one in 16: each dead one's
+#    span is freed by the sweep and the next one takes its pages, the
+#    same address.  A read that knew only addresses saw about a quarter
+#    of them; the read at each mark's end tells which samples the sweep
+#    will free, so all 1800 are in the file (at least 1795: a 40 KB
+#    object escapes the sampler with probability e^-9.8), "reborn" > 0.
 source "$(dirname "$0")/lib/lib.sh"
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
@@ -50,16 +64,40 @@ print(d.get("memprofile_engine"), d["allocations_seen"],
 EOF
 }
 
+# summary FILE: the reads in the pauses: taken, doomed, reborn, and
+# --check-reads' two counts of the dead flags.
+summary_pause() {
+	python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])).get("reads") or {}
+print(r.get("in_pause", 0), r.get("doomed", 0), r.get("reborn", 0),
+      r.get("check_doomed_alive", -1), r.get("check_undoomed_freed", -1))
+PY
+}
+
 agree=()
-for spec in "1.21:" "1.23:" "1.25:" "1.27:" "1.27:-stripped-pie"; do
-	ver=${spec%%:*} fl=${spec#*:}
+for spec in "1.21::20000" "1.23::20000" "1.25::20000" "1.27::20000" \
+	    "1.27:-stripped-pie:20000" "1.27:-stripped-pie:0"; do
+	ver=${spec%%:*} rest=${spec#*:}
+	fl=${rest%%:*} budget=${rest#*:}
 	BIN=$(workload liveprof "$ver" "$fl") || exit 1
-	out=$TMP/check$ver$fl
-	"$TRACER" --memprofilerate-exact 4096 --check-reads -o "$out" -- \
+	out=$TMP/check$ver$fl$budget
+	"$TRACER" --memprofilerate-exact 4096 --check-reads \
+		--pause-budget "$budget" -o "$out" -- \
 		"$BIN" -rate 0 -mix 60000000 >"$TMP/c$ver$fl.log" 2>&1 ||
 		fail "Go $ver$fl: tracer: $(tail -n 3 "$TMP/c$ver$fl.log")"
 	sum=$(ls "$out"/*.summary.json | head -n 1)
 	read -r engine seen allocs marks checked ends missing extra never _ < <(summary_reads "$sum")
+	read -r inpause doomed _ alive undoomed < <(summary_pause "$sum")
+	fl=$fl/$budget
+	if [ "$budget" = 0 ]; then
+		[ "$inpause" = 0 ] || fail "Go $ver$fl: $inpause reads in the pauses with --pause-budget 0"
+	else
+		[ "$inpause" -ge $((marks * 2 - 2)) ] ||
+			fail "Go $ver$fl: $inpause reads in the pauses, want two a mark ($marks marks): $(grep memprofilerate: "$TMP/c${ver}${fl%/*}.log")"
+		[ "$doomed" -gt 0 ] && [ "$alive" = 0 ] && [ "$undoomed" = 0 ] ||
+			fail "Go $ver$fl: $doomed samples found unmarked at a mark's end, $alive of them not freed by the next mark, $undoomed freed that were not found so"
+	fi
 	[ "$engine" = exact ] || fail "Go $ver$fl: engine '$engine' with --memprofilerate-exact"
 	[ "$marks" -ge 10 ] || fail "Go $ver$fl: $marks GC marks, want >= 10"
 	[ "$missing" = 0 ] && [ "$extra" = 0 ] ||
@@ -69,7 +107,7 @@ for spec in "1.21:" "1.23:" "1.25:" "1.27:" "1.27:-stripped-pie"; do
 		fail "Go $ver$fl: $checked reads as marks began, $ends as they ended, of $marks marks"
 	[ $((never * 50)) -le "$allocs" ] ||
 		fail "Go $ver$fl: $never of $allocs samples never read"
-	agree+=("go$ver$fl: $checked+$ends reads of $marks marks agree, $never/$allocs never read")
+	agree+=("go$ver$fl: $checked+$ends reads of $marks marks agree ($inpause in the pauses, $doomed doomed), $never/$allocs never read")
 done
 
 counts=()
@@ -89,7 +127,7 @@ for ver in 1.27 1.21; do
 	[ $rc -eq 0 ] || fail "Go $ver: tracer exited $rc: $(tail -n 3 "$TMP/r$ver.log")"
 	grep -q '^done$' "$TMP/r$ver.log" || fail "Go $ver: liveprof did not finish"
 	sum=$(ls "$out"/*.summary.json | head -n 1)
-	read -r engine seen allocs marks _ _ _ _ _ done missed partial < <(summary_reads "$sum")
+	read -r engine seen allocs marks _ _ _ _ _ done missed partial _ < <(summary_reads "$sum")
 	[ "$engine" = reads ] || fail "Go $ver: engine '$engine', want reads"
 	[ "$seen" = 0 ] || fail "Go $ver: $seen allocation records: something probes an allocation path"
 	files=("$out"/*.trace)
@@ -136,4 +174,24 @@ nodes=$(cat "$TMP/tcstop"/*.tc127 | awk '$1 == "type" && $2 == "main.Node" && $4
 [ "$nodes" -ge 200 ] && [ "$nodes" -le 20000 ] ||
 	fail "main.Node: $nodes samples in the file after the stop (numgc $numgc), want ~312"
 
-pass "${agree[*]}; ${counts[*]}; at the stop: $nodes main.Node samples ($numgc GCs)"
+reuse=()
+for spec in "1.27:-stripped-pie" "1.21:"; do
+	ver=${spec%%:*} fl=${spec#*:}
+	BIN=$(workload fullwork "$ver" "$fl") || exit 1
+	out=$TMP/large$ver$fl
+	"$TRACER" --memprofilerate 4096 --pause-budget 20000 -o "$out" -- \
+		"$BIN" -wait=false -scale 0.3 -parts large >"$TMP/l$ver$fl.log" 2>&1 ||
+		fail "Go $ver$fl: tracer: $(tail -n 3 "$TMP/l$ver$fl.log")"
+	grep -q ' large_scan=1800 ' "$TMP/l$ver$fl.log" ||
+		fail "Go $ver$fl: fullwork did not make 1800 main.LargePtr: $(grep '^done' "$TMP/l$ver$fl.log")"
+	sum=$(ls "$out"/*.summary.json | head -n 1)
+	read -r inpause doomed reborn _ < <(summary_pause "$sum")
+	files=("$out"/*.trace)
+	check_files "$TMP/tcl$ver$fl" "${files[@]}"
+	lp=$(cat "$TMP/tcl$ver$fl"/*.tc127 | awk '$1 == "type" && $2 == "main.LargePtr" && $4 == "allocs" { n += $5 } END { print n + 0 }')
+	[ "$lp" -ge 1795 ] && [ "$lp" -le 1800 ] && [ "$reborn" -gt 0 ] ||
+		fail "Go $ver$fl: $lp main.LargePtr samples of 1800 ($inpause reads in the pauses, $doomed doomed, $reborn at a reused address)"
+	reuse+=("go$ver$fl: $lp of 1800 main.LargePtr, $reborn at a reused address")
+done
+
+pass "${agree[*]}; ${counts[*]}; at the stop: $nodes main.Node samples ($numgc GCs); ${reuse[*]}"

@@ -103,6 +103,15 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 	/* Then read with the span header. */
 	if (pl->by_sweepgen && (size_t)(l->mspan_sweepgen.off + 4) > pl->span_read)
 		pl->span_read = (size_t)(l->mspan_sweepgen.off + 4);
+	pl->has_marks = l->mspan_gcmark_bits.size == 8 &&
+			in_span(&l->mspan_gcmark_bits) &&
+			l->mspan_elemsize.size == 8 && in_span(&l->mspan_elemsize);
+	if (pl->has_marks) {
+		if ((size_t)(l->mspan_gcmark_bits.off + 8) > pl->span_read)
+			pl->span_read = (size_t)(l->mspan_gcmark_bits.off + 8);
+		if ((size_t)(l->mspan_elemsize.off + 8) > pl->span_read)
+			pl->span_read = (size_t)(l->mspan_elemsize.off + 8);
+	}
 	return 0;
 }
 
@@ -127,6 +136,8 @@ struct ps_head {
 	uint64_t base, limit;
 	uint32_t sweepgen;         /* as the header was read */
 	bool valid;                /* not swept (or reused) while walked */
+	uint64_t marks, elemsize;  /* ops->marks: the mark bits, slot size */
+	uint64_t fin_off;          /* offset + 1 of its last finalizer so far */
 };
 
 struct ps_hit {
@@ -135,6 +146,8 @@ struct ps_hit {
 	uint64_t bucket;           /* specialprofile.b */
 	uint32_t bkt;              /* index + 1 in ps_reader.bkt */
 	bool want;
+	bool maybe_dead;           /* ops->marks: its mark byte is read */
+	uint8_t mark;              /* that byte */
 };
 
 struct ps_walk {
@@ -186,7 +199,7 @@ static int walk_level(struct ps_walk *w)
 		mem_batch_read(w->t, &mb, n);
 		for (k = 0; k < n; k++) {
 			const struct ps_node *c = &w->cur[i + k];
-			const struct ps_head *h = &w->heads[c->head];
+			struct ps_head *h = &w->heads[c->head];
 			const uint8_t *buf = w->bufs[k];
 			uint64_t next, off;
 
@@ -203,6 +216,10 @@ static int walk_level(struct ps_walk *w)
 				span_error(w, c->head);
 				continue;
 			}
+			/* Sorted by offset, then kind: an object's finalizer
+			 * comes before its sample. */
+			if (buf[l->special_kind.off] == w->pl->fin_kind)
+				h->fin_off = off + 1;
 			if (buf[l->special_kind.off] == w->pl->kind) {
 				if (!GROW(w->hits, w->nhits, w->hits_cap, 256))
 					return -ENOMEM;
@@ -212,6 +229,9 @@ static int walk_level(struct ps_walk *w)
 				hit->head = c->head;
 				hit->addr = h->base + off;
 				memcpy(&hit->bucket, buf + l->specialprofile_b.off, 8);
+				hit->maybe_dead = h->marks && h->elemsize &&
+					!(h->fin_off && (h->fin_off - 1) / h->elemsize ==
+					  off / h->elemsize);
 			}
 			if (next) {
 				struct ps_node *nx = &w->next[w->nnext++];
@@ -502,10 +522,57 @@ static int span_head(struct ps_walk *w, uint64_t span, const uint8_t *ms)
 		h->sweepgen = (uint32_t)field(ms, &l->mspan_sweepgen);
 		h->valid = unswept(w, h->sweepgen);
 	}
+	if (w->ops->marks && w->pl->has_marks && w->pl->by_sweepgen) {
+		h->elemsize = field(ms, &l->mspan_elemsize);
+		h->marks = field(ms, &l->mspan_gcmark_bits);
+		/* Green Tea: as span_sweep reads them (spans.bpf.h). */
+		if (w->pl->green_tea && h->elemsize >= 16 && h->elemsize <= 512)
+			h->marks = base + 8192 - 64;
+	}
 	w->cur[w->ncur++] = (struct ps_node){
 		.node = specials, .head = (uint32_t)w->nheads++,
 	};
 	return 0;
+}
+
+/*
+ * ops->marks: the mark byte of each sample that may be dead, in one
+ * batch of reads before check_heads tells whether its span stayed
+ * unswept (then the byte was the mark's).  A byte that cannot be read
+ * is in a page nothing wrote, a fresh gcBits arena: zero.
+ */
+static void read_marks(struct ps_walk *w)
+{
+	size_t i, k, n, m, *idx;
+
+	if (!w->ops->marks)
+		return;
+	idx = malloc((w->nhits + 1) * sizeof(*idx));
+	if (!idx) {
+		for (i = 0; i < w->nhits; i++)
+			w->hits[i].maybe_dead = false;
+		return;
+	}
+	for (i = n = 0; i < w->nhits; i++)
+		if (w->hits[i].maybe_dead && w->heads[w->hits[i].head].valid)
+			idx[n++] = i;
+	for (i = 0; i < n; i += MEM_BATCH_MAX) {
+		m = n - i < MEM_BATCH_MAX ? n - i : MEM_BATCH_MAX;
+		for (k = 0; k < m; k++) {
+			struct ps_hit *h = &w->hits[idx[i + k]];
+			const struct ps_head *hd = &w->heads[h->head];
+			uint64_t slot = (h->addr - hd->base) / hd->elemsize;
+
+			mb.addr[k] = hd->marks + slot / 8;
+			mb.len[k] = 1;
+			mb.dst[k] = &h->mark;
+		}
+		mem_batch_read(w->t, &mb, m);
+		for (k = 0; k < m; k++)
+			if (!mb.ok[k])
+				w->hits[idx[i + k]].mark = 0;
+	}
+	free(idx);
 }
 
 /*
@@ -800,6 +867,7 @@ int profile_specials_walk(const struct target *t, struct ps_reader *r,
 	}
 	if (rc)
 		goto out;
+	read_marks(&w);
 	check_heads(&w);
 	/* Without a span callback (the picture at attach, read whenever it
 	 * is), every sample read is told, as far as its list was read. */
@@ -829,6 +897,12 @@ int profile_specials_walk(const struct target *t, struct ps_reader *r,
 
 		if (!w.heads[h->head].valid)
 			continue;
+		if (ops->marks && h->maybe_dead) {
+			const struct ps_head *hd = &w.heads[h->head];
+			uint64_t slot = (h->addr - hd->base) / hd->elemsize;
+
+			s.unmarked = !(h->mark & (1u << (slot % 8)));
+		}
 		if (h->want) {
 			if (!h->bkt) {
 				/* Buckets are never freed: a bucket

@@ -34,6 +34,9 @@ struct ps_sample {
 	uint64_t size;
 	uint64_t pcs[PS_MAX_PCS];
 	size_t npcs;
+	/* ps_walk_ops.marks: the object is unmarked and has no finalizer,
+	 * so the sweep after this mark frees it. */
+	bool unmarked;
 };
 
 struct ps_stats {
@@ -63,6 +66,11 @@ struct ps_reader {
 	size_t narenas, arenas_cap;
 	uint8_t *span_buf;
 	uint8_t (*node_bufs)[64];
+	/* For ps_walk_ops.marks, set by the caller after open: Green Tea's
+	 * inline marks (spans of 16..512-byte objects), the finalizer kind;
+	 * has_marks when the layout knows gcmarkBits and elemsize. */
+	bool green_tea, has_marks;
+	uint8_t fin_kind;
 	/* Buckets read so far (a bucket is never freed, nor changes its
 	 * size or stack): address -> index + 1 in bkt, each
 	 * {size, nstk, stack...}. */
@@ -103,6 +111,12 @@ struct ps_walk_ops {
 	 * change its list under the walk).
 	 */
 	bool any_phase;
+	/*
+	 * Just after a mark (sweepgen_delta -2): tell each sample of a span
+	 * not swept yet whether its object is unmarked (ps_sample.unmarked):
+	 * its mark bits are still the mark's until the sweep reaches it.
+	 */
+	bool marks;
 };
 
 /*

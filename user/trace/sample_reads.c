@@ -42,6 +42,8 @@ void sample_reads_begin(struct sample_reads *r)
 	r->nfresh = 0;
 	r->ntold = 0;
 	r->doomed_set = false;
+	u64_map_free(&r->doomed_next);
+	u64_map_init(&r->doomed_next);
 	r->ready = false;
 	r->consistent = false;
 	r->partial = false;

@@ -43,6 +43,8 @@ static void reads_open(struct session *s)
 					     s->prof_kind, &r->reader,
 					     r->reader_err,
 					     sizeof(r->reader_err));
+	r->reader.green_tea = probe_plan_green_tea(go_binary_build_info(s->bin));
+	r->reader.fin_kind = probe_plan_finalizer_kind(s->go_minor);
 	if (r->reader_rc || !s->pause_budget_ns || !s->probes ||
 	    !profile_specials_snap_target(&r->reader, &r->snap_target))
 		return;
@@ -52,8 +54,8 @@ static void reads_open(struct session *s)
 
 	r->snap_target.budget_ns = s->pause_budget_ns;
 	r->snap_target.epoch = ++epochs;
-	r->snap_target.green_tea = probe_plan_green_tea(go_binary_build_info(s->bin));
-	r->snap_target.special_kind_finalizer = probe_plan_finalizer_kind(s->go_minor);
+	r->snap_target.green_tea = r->reader.green_tea;
+	r->snap_target.special_kind_finalizer = r->reader.fin_kind;
 	r->snap_asked = probes_snap_target(s->probes, s->target.pid,
 					   &r->snap_target) == 0;
 }
@@ -132,6 +134,8 @@ static int read_sample(void *arg, const struct ps_sample *ps)
 	struct sample_fresh *f;
 	int rc = sample_reads_key(&s->reads, key);
 
+	if (rc == 0 && ps->unmarked)
+		rc = u64_map_put(&s->reads.doomed_next, key, 1) ? -ENOMEM : 0;
 	if (rc || !ps->full)
 		return rc;
 	f = sample_reads_fresh(&s->reads);
@@ -215,6 +219,7 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 			 * check. */
 			.swept_since = when == READ_MARK ? read_swept_since : NULL,
 			.any_phase = when == READ_ANY,
+			.marks = when == READ_MARK_END,
 		};
 
 		char err[160];
@@ -420,8 +425,6 @@ int session_sampled_snap(struct session *s, const struct taf_rec_snap *rec)
 		sample_reads_begin(r);
 		r->snap_building = r->snap_whole = true;
 		r->snap_next = 0;
-		u64_map_free(&r->doomed_next);
-		u64_map_init(&r->doomed_next);
 	}
 	/* A part missing (the ring was full, or the session began in the
 	 * middle): the snapshot is not whole. */
@@ -429,12 +432,12 @@ int session_sampled_snap(struct session *s, const struct taf_rec_snap *rec)
 		r->snap_whole = false;
 	r->snap_next = rec->seq + 1;
 	for (i = 0; i < rec->n && rc == 0 && r->snap_whole; i++) {
-		struct ps_sample ps = { .addr = rec->s[i].addr };
+		struct ps_sample ps = {
+			.addr = rec->s[i].addr,
+			.unmarked = rec->s[i].bucket & TAF_SNAP_DEAD,
+		};
 		uint64_t bucket = rec->s[i].bucket & ~TAF_SNAP_DEAD;
 
-		if ((rec->s[i].bucket & TAF_SNAP_DEAD) &&
-		    u64_map_put(&r->doomed_next, sample_key(ps.addr), 1))
-			return -ENOMEM;
 		if (read_wants(s, ps.addr)) {
 			rc = profile_specials_bucket(&s->target, &r->reader,
 						     bucket, &ps);
@@ -523,17 +526,10 @@ int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 
 	bool snap = snap_taken(s, end);
 
-	/* What the sweep beginning now will free: only a snapshot knows. */
+	/* What the sweep beginning now will free: what this read tells. */
 	u64_map_free(&r->doomed);
 	u64_map_init(&r->doomed);
-	if (snap) {
-		struct u64_map tmp = r->doomed;
-
-		r->doomed = r->doomed_next;
-		r->doomed_next = tmp;
-		r->c.doomed += r->doomed.len;
-	}
-	r->doomed_set = snap;
+	r->doomed_set = false;
 	if (!r->mark_seen)
 		return 0;   /* no mark read yet: nothing to add to */
 	r->mark_seen = false;
@@ -541,6 +537,14 @@ int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 		read_now(s, r->mark_sweeps + 1, READ_MARK_END);
 	if (!read_taken(r, &r->c.missed_end))
 		return 0;
+	{
+		struct u64_map tmp = r->doomed;
+
+		r->doomed = r->doomed_next;
+		r->doomed_next = tmp;
+		r->c.doomed += r->doomed.len;
+		r->doomed_set = true;
+	}
 	if (s->check_reads)
 		return read_check_end(s);
 	at.hdr.ts = end->hdr.ts ? end->hdr.ts - 1 : 0;
