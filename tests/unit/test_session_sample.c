@@ -455,7 +455,7 @@ static void test_snapshots_are_the_reads(void **state)
 				   .sample_reads = true };
 	struct fx *f = calloc(1, sizeof(*f));
 	const uint64_t A = HEAP + 0x100, B = HEAP + 0x2000, C = HEAP + 0x4000,
-		       D = HEAP + 0x6000;
+		       D = HEAP + 0x6000, E = HEAP + 0x8000;
 	const uint64_t ab[] = { A, B }, abc[] = { A, B, C }, ac[] = { A, C },
 		       acd[] = { A, C, D };
 	const struct sample_reads *r;
@@ -516,18 +516,35 @@ static void test_snapshots_are_the_reads(void **state)
 	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 5);
 	snap(f, 0, TAF_SNAP_F_LAST, NULL, 0, bucket);
 	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 6);
+	/* E born; the mark's end finds it unmarked: the next read's E at
+	 * the same address is another sample (a free, then a birth); a
+	 * mark's end that does not is the same one. */
+	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 7);
+	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket | TAF_SNAP_DEAD);
+	gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
+	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 8);
+	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket);
+	gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
+	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 9);
+	snap(f, 0, TAF_SNAP_F_LAST, NULL, 0, bucket);
+	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 10);
 
 	r = session_reads(f->s);
 	assert_non_null(r);
-	assert_int_equal(r->c.snaps, 5);
+	assert_int_equal(r->c.snaps, 11);
 	assert_int_equal(r->c.snaps_cut, 1);
 	assert_int_equal(r->c.snaps_unread, 1);
-	assert_int_equal(r->c.reads, 4);
-	assert_int_equal(r->c.reads_end, 1);
+	assert_int_equal(r->c.reads, 8);
+	assert_int_equal(r->c.reads_end, 3);
+	assert_int_equal(r->c.doomed, 1);
+	assert_int_equal(r->c.reborn, 1);
 	finish(f, &c);
 	u64_map_free(&types);
-	assert_int_equal(c.allocs, 4);
-	assert_int_equal(c.frees, 4);
+	assert_int_equal(c.allocs, 6);
+	assert_int_equal(c.frees, 6);
 	assert_int_equal(c.free_unknown, 0);
 	assert_int_equal(c.alloc_of_live, 0);
 }

@@ -24,9 +24,10 @@
 #define DEFAULT_RINGBUF_MB 32
 /*
  * --memprofilerate: the BPF read of the samples in a GC pause (snap.bpf.h)
- * costs about 25 us plus 0.1 us a sample on these VMs (BENCHMARKS.md): a
- * heap of up to about 700 samples (350 MiB live at the default rate) is
- * read within this, a larger one by the daemon during the mark.
+ * costs about 4 us plus 0.3 us a live sample on these VMs (BENCHMARKS.md):
+ * a heap of up to about 300 samples (150 MiB live at the default rate) is
+ * read within this, a larger one by the daemon during the marks.  Go's
+ * own pauses are tens of microseconds: this at most doubles them.
  */
 #define DEFAULT_PAUSE_BUDGET_US 100
 #define DEFAULT_MAX_PROCESSES 64
