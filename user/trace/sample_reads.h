@@ -116,6 +116,7 @@ struct sample_reads {
 	bool snap_asked;            /* the programs take them for this process */
 	struct taf_snap_target snap_target;  /* what they were told */
 	bool snap_cut;              /* the last one ran out of budget */
+	uint32_t snap_cuts_in_row;  /* ... and how many before it did */
 	bool snap_off;              /* stopped: the heap was too big */
 	uint64_t snap_steps, snap_ns;  /* of the whole ones: the step cost */
 	bool snap_building, snap_whole;

@@ -65,18 +65,22 @@ static void reads_open(struct session *s)
  * pause the whole budget and the daemon reads anyway, so the programs
  * stop taking them.  Not on one cut alone (the first snapshot of a
  * process can take ten times the next, and a busy host can stall any):
- * the daemon's read after it tells how many steps the heap takes (about
- * its arenas' bitmaps, its spans with specials twice, its samples), and
- * the whole snapshots so far what a step costs.  The programs are asked
- * again once a read finds a heap of half what the budget reads.
+ * on a cut the daemon's read after it tells how many steps the heap
+ * takes (about its arenas' bitmaps, a word of them per span at most, its
+ * spans with specials twice, its samples) and the whole snapshots so far
+ * what a step costs; two cuts in a row are taken at their word.  The
+ * programs are asked again once a read finds a heap of half what the
+ * budget reads.
  */
 static uint64_t snap_capacity(const struct session *s)
 {
 	const struct sample_reads *r = &s->reads;
-	/* What a step took on these VMs before any whole snapshot says. */
+	/* What a step took on these VMs at least: a small heap's whole
+	 * snapshots say less than a big heap's steps cost (cache misses),
+	 * and an estimate too high would ask for snapshots to be cut. */
 	uint64_t step_ns = 150;
 
-	if (r->snap_steps && r->snap_ns > r->snap_steps)
+	if (r->snap_steps && r->snap_ns / r->snap_steps > step_ns)
 		step_ns = r->snap_ns / r->snap_steps;
 	return s->pause_budget_ns / step_ns;
 }
@@ -84,10 +88,14 @@ static uint64_t snap_capacity(const struct session *s)
 static void snap_weigh(struct session *s, const struct ps_stats *st)
 {
 	struct sample_reads *r = &s->reads;
-	uint64_t steps = r->reader.narenas * 17 + st->spans * 2 + st->samples;
+	uint64_t words = st->spans < r->reader.narenas * 128 ? st->spans :
+			 r->reader.narenas * 128;
+	uint64_t steps = r->reader.narenas * 17 + words + st->spans * 2 +
+			 st->samples;
 	uint64_t cap = snap_capacity(s);
 
-	if (r->snap_asked && r->snap_cut && steps > cap) {
+	if (r->snap_asked && r->snap_cut &&
+	    (steps > cap || r->snap_cuts_in_row >= 2)) {
 		probes_snap_forget(s->probes, s->target.pid);
 		r->snap_asked = false;
 		r->snap_off = true;
@@ -458,8 +466,11 @@ int session_sampled_snap(struct session *s, const struct taf_rec_snap *rec)
 		if (rec->hdr.flags & TAF_SNAP_F_CUT) {
 			r->c.snaps_cut++;
 			r->snap_cut = true;
+			r->snap_cuts_in_row++;
+		} else if (r->snap_whole) {
+			r->snap_cuts_in_row = 0;
 		}
-		else if (!r->snap_whole)
+		if (!(rec->hdr.flags & TAF_SNAP_F_CUT) && !r->snap_whole)
 			r->c.snaps_unread++;
 		if (rec->steps > r->c.snap_steps_max)
 			r->c.snap_steps_max = rec->steps;
