@@ -122,7 +122,7 @@ static __always_inline void snap_flush(struct snap_scratch *sc, __u32 flags)
 	r->hdr.flags = flags;
 	r->seq = sc->w.seq++;
 	r->steps = sc->w.steps;
-	r->ns = bpf_ktime_get_ns() - sc->w.start;
+	r->ns = r->hdr.ts - sc->w.start;   /* fill_hdr's clock */
 	r->n = n;
 	if (size > sizeof(*r))
 		return;
@@ -270,8 +270,8 @@ static __always_inline int snap_span(struct snap_scratch *sc,
 		return 0;
 	w->elemsize = *(__u64 *)&sc->span[t->span_elemsize & (SNAP_SPAN_HEAD_MAX - 8)];
 	w->marks = *(__u64 *)&sc->span[t->span_gcmark_bits & (SNAP_SPAN_HEAD_MAX - 8)];
-	if (t->green_tea && w->elemsize >= 16 && w->elemsize <= 512)
-		w->marks = w->base + 8192 - 64;
+	if (TAF_INLINE_MARKS(t->green_tea, w->elemsize))
+		w->marks = TAF_INLINE_MARKS_AT(w->base);
 	return 0;
 }
 
@@ -354,12 +354,15 @@ static __always_inline bool snap_take(__u32 pid, bool end)
 {
 	const struct taf_snap_target *t = bpf_map_lookup_elem(&snap_targets, &pid);
 	__u32 zero = 0;
-	struct snap_scratch *sc = bpf_map_lookup_elem(&snap_scratch, &zero);
+	struct snap_scratch *sc;
 	struct snap_ctx c;
 	struct snap_walk *w;
 	__u64 slice[2] = { 0 }, l2 = 0;
 
-	if (!t || !sc)
+	if (!t)
+		return false;   /* not asked: full mode, -exact, a big heap */
+	sc = bpf_map_lookup_elem(&snap_scratch, &zero);
+	if (!sc)
 		return false;
 	c.sc = sc;
 	c.t = t;

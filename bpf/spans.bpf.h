@@ -86,10 +86,9 @@ int span_sweep(struct pt_regs *ctx)
 	rec->pad = 0;
 	allocs = read_field(span, l->span_alloc_bits, 8);
 	marks = read_field(span, l->span_gcmark_bits, 8);
-	rec->inline_marks = l->green_tea && rec->elemsize >= 16 &&
-			    rec->elemsize <= 512;
+	rec->inline_marks = TAF_INLINE_MARKS(l->green_tea, rec->elemsize);
 	if (rec->inline_marks)
-		marks = rec->base + 8192 - 64;
+		marks = TAF_INLINE_MARKS_AT(rec->base);
 
 	n = (rec->nelems + 7) / 8;
 	if (n > TAF_SPAN_BITMAP_MAX)

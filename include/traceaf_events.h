@@ -166,6 +166,16 @@ struct taf_rec_addr {
 };
 
 /*
+ * Green Tea GC (Go 1.26 by default, 1.25 by GOEXPERIMENT) keeps the mark
+ * bits of spans of 16..512-byte objects inline, in the span's last 64
+ * bytes (runtime/mgcmark_greenteagc.go, spanInlineMarkBitsFromBase): where
+ * span_sweep, the snapshots and the daemon's reads find a span's marks.
+ */
+#define TAF_INLINE_MARKS(green_tea, elemsize) \
+	((green_tea) && (elemsize) >= 16 && (elemsize) <= 512)
+#define TAF_INLINE_MARKS_AT(base) ((base) + 8192 - 64)
+
+/*
  * TAF_REC_GC_MARK and TAF_REC_GC_CYCLE hdr.flags: the BPF program read
  * every heap-profile sample of the process just before this record (the
  * TAF_REC_SNAP records before it, all submitted), with the world stopped:
@@ -195,8 +205,8 @@ struct taf_snap_sample {
 };
 /*
  * In the snapshot at a mark's end (gcSweep's entry): the object is not
- * marked and its span has no finalizer, so the sweep that begins will
- * free it (runtime/mgcsweep.go).  A sample at the same address in the
+ * marked and has no finalizer, so the sweep that begins will free it
+ * (runtime/mgcsweep.go).  A sample at the same address in the
  * next snapshot is then another one: the allocator reuses the slot, a
  * large object's span is freed and its pages taken again (buckets are
  * 8-byte aligned: the flag is bit 0).
@@ -257,7 +267,8 @@ struct taf_snap_target {
 	__u16 span_state;    /* mspan.state (1 byte; mSpanInUse is 1) */
 	__u16 span_specials; /* mspan.specials */
 	__u16 span_start_addr;
-	__u16 span_head;     /* bytes of mspan read: past all three */
+	__u16 span_head;     /* bytes of mspan read: past every field above
+				and span_gcmark_bits, span_elemsize */
 	__u8 special_offset_size;  /* special.offset (at 8): 2 or 8 bytes */
 	__u8 special_kind_off;
 	__u8 special_kind_profile; /* _KindSpecialProfile */

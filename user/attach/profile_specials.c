@@ -147,7 +147,7 @@ struct ps_hit {
 	uint32_t bkt;              /* index + 1 in ps_reader.bkt */
 	bool want;
 	bool maybe_dead;           /* ops->marks: its mark byte is read */
-	uint8_t mark;              /* that byte */
+	bool unmarked;             /* ... and says it is not marked */
 };
 
 struct ps_walk {
@@ -426,6 +426,8 @@ bool profile_specials_snap_target(const struct ps_reader *r,
 	out->special_kind_off = (uint8_t)l->special_kind.off;
 	out->special_kind_profile = r->kind;
 	out->profile_b = (uint8_t)l->specialprofile_b.off;
+	out->green_tea = r->green_tea;
+	out->special_kind_finalizer = r->fin_kind;
 	return true;
 }
 
@@ -525,9 +527,8 @@ static int span_head(struct ps_walk *w, uint64_t span, const uint8_t *ms)
 	if (w->ops->marks && w->pl->has_marks && w->pl->by_sweepgen) {
 		h->elemsize = field(ms, &l->mspan_elemsize);
 		h->marks = field(ms, &l->mspan_gcmark_bits);
-		/* Green Tea: as span_sweep reads them (spans.bpf.h). */
-		if (w->pl->green_tea && h->elemsize >= 16 && h->elemsize <= 512)
-			h->marks = base + 8192 - 64;
+		if (TAF_INLINE_MARKS(w->pl->green_tea, h->elemsize))
+			h->marks = TAF_INLINE_MARKS_AT(base);
 	}
 	w->cur[w->ncur++] = (struct ps_node){
 		.node = specials, .head = (uint32_t)w->nheads++,
@@ -557,20 +558,23 @@ static void read_marks(struct ps_walk *w)
 		if (w->hits[i].maybe_dead && w->heads[w->hits[i].head].valid)
 			idx[n++] = i;
 	for (i = 0; i < n; i += MEM_BATCH_MAX) {
+		uint8_t bytes[MEM_BATCH_MAX];
+		uint64_t slots[MEM_BATCH_MAX];
+
 		m = n - i < MEM_BATCH_MAX ? n - i : MEM_BATCH_MAX;
 		for (k = 0; k < m; k++) {
-			struct ps_hit *h = &w->hits[idx[i + k]];
+			const struct ps_hit *h = &w->hits[idx[i + k]];
 			const struct ps_head *hd = &w->heads[h->head];
-			uint64_t slot = (h->addr - hd->base) / hd->elemsize;
 
-			mb.addr[k] = hd->marks + slot / 8;
+			slots[k] = (h->addr - hd->base) / hd->elemsize;
+			mb.addr[k] = hd->marks + slots[k] / 8;
 			mb.len[k] = 1;
-			mb.dst[k] = &h->mark;
+			mb.dst[k] = &bytes[k];
 		}
 		mem_batch_read(w->t, &mb, m);
 		for (k = 0; k < m; k++)
-			if (!mb.ok[k])
-				w->hits[idx[i + k]].mark = 0;
+			w->hits[idx[i + k]].unmarked = !mb.ok[k] ||
+				!(bytes[k] & (1u << (slots[k] % 8)));
 	}
 	free(idx);
 }
@@ -897,12 +901,7 @@ int profile_specials_walk(const struct target *t, struct ps_reader *r,
 
 		if (!w.heads[h->head].valid)
 			continue;
-		if (ops->marks && h->maybe_dead) {
-			const struct ps_head *hd = &w.heads[h->head];
-			uint64_t slot = (h->addr - hd->base) / hd->elemsize;
-
-			s.unmarked = !(h->mark & (1u << (slot % 8)));
-		}
+		s.unmarked = h->unmarked;
 		if (h->want) {
 			if (!h->bkt) {
 				/* Buckets are never freed: a bucket

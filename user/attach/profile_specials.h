@@ -149,7 +149,8 @@ int profile_specials_learn_bucket(struct ps_reader *r, uint64_t bucket,
 
 /*
  * Where the BPF programs' snapshot of the samples (TAF_REC_SNAP) reads in
- * the process R was opened for: false when this runtime's layout has no
+ * the process R was opened for (green_tea and fin_kind set; the caller
+ * adds the budget and epoch): false when this runtime's layout has no
  * arenas' pageSpecials to walk by (the daemon then reads every time).
  */
 bool profile_specials_snap_target(const struct ps_reader *r,

@@ -81,11 +81,10 @@ struct sample_reads_counts {
 	 * (mProf_Malloc returns early for an M without its profStack yet,
 	 * runtime/mprof.go). */
 	uint64_t check_never_read;
-	/* Reads the BPF programs took with the world stopped (snap.bpf.h),
-	 * applied or compared; the GC records that came without one,
-	 * the daemon reading instead (the most steps one took, to
-	 * weigh the budget): cut by --pause-budget, unreadable (a page not
-	 * present, a record lost, a bucket unreadable). */
+	/* Reads the BPF programs took with the world stopped (snap.bpf.h):
+	 * applied or compared; left to the daemon because --pause-budget
+	 * cut them, or because they were not whole (a page not present, a
+	 * record lost, a bucket unreadable); the most steps one took. */
 	uint64_t snaps, snaps_cut, snaps_unread, snap_steps_max;
 	uint64_t snap_ns_total, snap_ns_max;  /* what they added to the pauses */
 	uint64_t snap_taken;        /* snapshots ended, whole or not */

@@ -36,6 +36,9 @@
  */
 static void reads_open(struct session *s)
 {
+	/* The buckets sent are remembered per session: a PID's next one
+	 * (exec, or the PID reused) is sent them again. */
+	static uint32_t epochs;
 	struct sample_reads *r = &s->reads;
 
 	/* Said at the end (progress.c): every mark a missed read. */
@@ -48,14 +51,8 @@ static void reads_open(struct session *s)
 	if (r->reader_rc || !s->pause_budget_ns || !s->probes ||
 	    !profile_specials_snap_target(&r->reader, &r->snap_target))
 		return;
-	/* The buckets sent are remembered per session: a PID's next one
-	 * (exec, or the PID reused) is sent them again. */
-	static uint32_t epochs;
-
 	r->snap_target.budget_ns = s->pause_budget_ns;
 	r->snap_target.epoch = ++epochs;
-	r->snap_target.green_tea = r->reader.green_tea;
-	r->snap_target.special_kind_finalizer = r->reader.fin_kind;
 	r->snap_asked = probes_snap_target(s->probes, s->target.pid,
 					   &r->snap_target) == 0;
 }
@@ -264,13 +261,12 @@ static int read_gone(struct session *s, const struct taf_rec_addr *at)
 
 	while (u64_map_next(&s->sampled, &it, &key, &v)) {
 		bool doomed = u64_map_get(&s->reads.doomed, key, NULL);
+		bool seen = u64_map_get(&s->reads.seen, key, NULL);
 
-		if (!sample_reads_told(&s->reads, key) ||
-		    (u64_map_get(&s->reads.seen, key, NULL) && !doomed))
+		if (!sample_reads_told(&s->reads, key) || (seen && !doomed))
 			continue;
 		/* Seen again though doomed: another sample, born below. */
-		s->reads.c.reborn += doomed &&
-				     u64_map_get(&s->reads.seen, key, NULL);
+		s->reads.c.reborn += doomed && seen;
 		if (!GROW(dead, n, cap, 64)) {
 			free(dead);
 			return -ENOMEM;
@@ -415,6 +411,40 @@ static int read_check_end(struct session *s)
 }
 
 /*
+ * A snapshot's last record: whether it ended whole, its counts, and for
+ * snap_weigh what a step cost (of those the program read to the end) and
+ * whether the budget cut it.
+ */
+static void snap_ended(struct sample_reads *r, const struct taf_rec_snap *rec)
+{
+	bool cut = rec->hdr.flags & TAF_SNAP_F_CUT;
+	bool unread = rec->hdr.flags & (TAF_SNAP_F_UNREAD | TAF_SNAP_F_LOST);
+
+	r->snap_building = false;
+	if (cut || unread)
+		r->snap_whole = false;
+	if (cut) {
+		r->c.snaps_cut++;
+		r->snap_cut = true;
+		r->snap_cuts_in_row++;
+	} else if (!r->snap_whole) {
+		r->c.snaps_unread++;
+	} else {
+		r->snap_cuts_in_row = 0;
+	}
+	if (!cut && !unread) {
+		r->snap_steps += rec->steps;
+		r->snap_ns += rec->ns;
+	}
+	r->c.snap_taken++;
+	r->c.snap_ns_total += rec->ns;
+	if (rec->ns > r->c.snap_ns_max)
+		r->c.snap_ns_max = rec->ns;
+	if (rec->steps > r->c.snap_steps_max)
+		r->c.snap_steps_max = rec->steps;
+}
+
+/*
  * A part of the BPF programs' snapshot (snap.bpf.h): its samples go into
  * the read as the daemon's walk would put them, the buckets of those new
  * to the session read (once each: profile_specials_bucket).  The first
@@ -459,33 +489,8 @@ int session_sampled_snap(struct session *s, const struct taf_rec_snap *rec)
 		if (rc == 0)
 			rc = read_sample(s, &ps);
 	}
-	if (rec->hdr.flags & TAF_SNAP_F_LAST) {
-		r->snap_building = false;
-		if (rec->hdr.flags & (TAF_SNAP_F_UNREAD | TAF_SNAP_F_LOST))
-			r->snap_whole = false;
-		if (rec->hdr.flags & TAF_SNAP_F_CUT) {
-			r->c.snaps_cut++;
-			r->snap_cut = true;
-			r->snap_cuts_in_row++;
-		} else if (r->snap_whole) {
-			r->snap_cuts_in_row = 0;
-		}
-		if (!(rec->hdr.flags & TAF_SNAP_F_CUT) && !r->snap_whole)
-			r->c.snaps_unread++;
-		if (rec->steps > r->c.snap_steps_max)
-			r->c.snap_steps_max = rec->steps;
-		r->c.snap_taken++;
-		if (!(rec->hdr.flags & (TAF_SNAP_F_CUT | TAF_SNAP_F_UNREAD |
-					TAF_SNAP_F_LOST))) {
-			r->snap_steps += rec->steps;
-			r->snap_ns += rec->ns;
-		}
-		r->c.snap_ns_total += rec->ns;
-		if (rec->ns > r->c.snap_ns_max)
-			r->c.snap_ns_max = rec->ns;
-		if (rec->hdr.flags & TAF_SNAP_F_CUT)
-			r->snap_whole = false;
-	}
+	if (rec->hdr.flags & TAF_SNAP_F_LAST)
+		snap_ended(r, rec);
 	return rc;
 }
 
