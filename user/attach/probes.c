@@ -423,6 +423,59 @@ fail:
 	return rc;
 }
 
+int probes_attach_one(struct probes *p, const struct probe_site *s,
+		      int layout, const char *binary_path, pid_t pid,
+		      struct probe_link *out, char *err, size_t errlen)
+{
+	struct bpf_program *prog = program_for(p, s->role);
+	__u64 cookie = TAF_COOKIE(s->role, layout);
+	unsigned long off = (unsigned long)s->file_off;
+
+	out->link = NULL;
+	out->fd = -1;
+	if (!prog || s->role == TAF_PROBE_ALLOC_SITE ||
+	    s->role == TAF_PROBE_ALLOC_ARGS) {
+		snprintf(err, errlen, "internal: probe role %d cannot be attached alone",
+			 s->role);
+		return -EINVAL;
+	}
+	if (p->multi) {
+		int fd = uprobe_multi_link(bpf_program__fd(prog), binary_path,
+					   &off, &cookie, 1, pid);
+
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot attach the uprobe on %s: %s",
+				 s->func, strerror(-fd));
+			return fd;
+		}
+		out->fd = fd;
+		return 0;
+	} else {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
+
+		out->link = bpf_program__attach_uprobe_opts(prog, pid, binary_path,
+							    s->file_off, &opts);
+		if (!out->link) {
+			int rc = -errno;
+
+			snprintf(err, errlen, "cannot attach the uprobe on %s: %s",
+				 s->func, strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+void probes_link_destroy(struct probe_link *l)
+{
+	if (l->link)
+		bpf_link__destroy(l->link);
+	if (l->fd >= 0)
+		close(l->fd);
+	l->link = NULL;
+	l->fd = -1;
+}
+
 int probes_add_layout(struct probes *p, const struct probe_plan *plan)
 {
 	__u32 idx = p->nlayouts;

@@ -66,6 +66,23 @@ int probes_attach(struct probes *p, const struct probe_plan *plan,
 		  const char *binary_path, pid_t pid, char *err, size_t errlen);
 
 /*
+ * One probe attached apart from its plan's, for process PID only, with
+ * the cookie of layout LAYOUT (probes_add_layout's index): a site held
+ * back until a session needs it (--memprofilerate's gcMarkTinyAllocs,
+ * exe_sessions.c).  Not among the links probes_detach removes: the
+ * caller destroys it (probes_link_destroy).  0 or -errno.
+ */
+struct probe_site;
+struct probe_link {
+	struct bpf_link *link;  /* perf-event uprobe, or */
+	int fd;                 /* uprobe_multi link; -1: none */
+};
+int probes_attach_one(struct probes *p, const struct probe_site *s,
+		      int layout, const char *binary_path, pid_t pid,
+		      struct probe_link *out, char *err, size_t errlen);
+void probes_link_destroy(struct probe_link *l);
+
+/*
  * Registers plan->layout in the BPF `layouts` map and returns its index
  * (what probes_attach puts in the cookies), or -errno.
  */

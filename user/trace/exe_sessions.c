@@ -96,6 +96,28 @@ static bool plan_for_reads(struct probe_plan *plan)
 }
 
 /*
+ * With reads in the GC pauses (--pause-budget), one read a cycle, at
+ * the mark's end, tells every birth and death (session_reads.c), so one
+ * trap a cycle: the probe at the mark's start leaves the plan, kept in
+ * BE for the processes whose heap is too big to read in a pause
+ * (tracer_mark_probe).
+ */
+static void hold_mark_probe(struct bin_entry *be, struct probe_plan *plan)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < plan->n; i++) {
+		if (plan->sites[i].role == TAF_PROBE_GC_MARK && !be->mark_held) {
+			be->mark_site = plan->sites[i];
+			be->mark_held = true;
+			continue;
+		}
+		plan->sites[k++] = plan->sites[i];
+	}
+	plan->n = k;
+}
+
+/*
  * Plans and attaches the probes of executable `bin` (reached through
  * `path`) for process `pid`, or for every process running it (-1).
  */
@@ -134,6 +156,7 @@ int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		probe_plan_free(&plan);
 		return rc;
 	}
+	be->layout = rc;
 	/*
 	 * Through our own descriptor of the file, not /proc/PID/exe: that
 	 * path goes away when the process exits during the attach (a short
@@ -147,6 +170,8 @@ int tracer_attach_binary(struct tracer *t, struct bin_entry *be,
 		keep_sample_types(be, &plan);
 		be->sample_reads = !t->opt->memprofile_exact &&
 				   plan_for_reads(&plan);
+		if (be->sample_reads && t->opt->pause_budget_us > 0)
+			hold_mark_probe(be, &plan);
 		if (!t->opt->memprofile_exact && !be->sample_reads)
 			tracer_say("warning: %s: runtime.gcMarkTinyAllocs cannot be probed: its samples are probed where they are made and freed (as --memprofilerate-exact)",
 				   shown);
@@ -401,6 +426,7 @@ static struct traced *add_session(struct tracer *t, struct session *s)
 	memset(p, 0, sizeof(*p));
 	p->s = s;
 	p->pid = session_target(s)->pid;
+	p->mark_link.fd = -1;
 	return p;
 }
 
@@ -561,9 +587,11 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		return rc;
 	}
 	/* --memprofilerate: what the session's reads are typed by. */
-	if (t->opt->memprofilerate)
+	if (t->opt->memprofilerate) {
 		session_set_sample_reader(s, &t->probes, &be->sample_types,
 					  be->prof_kind);
+		tracer_mark_probe(t, s);
+	}
 	t->processes_seen++;
 	if (t->opt->memprofilerate) {
 		/* Seen at its exec (--all) or stopped there (-- CMD): the
@@ -577,6 +605,56 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 	else
 		session_begin(s, 0);
 	return 0;
+}
+
+/*
+ * --memprofilerate: the probe at each mark's start, held back from its
+ * binary's plan (hold_mark_probe), attached for one process while its
+ * session wants it (session_wants_mark_probe: the daemon reads its
+ * samples during the marks, or a cut is near) and detached when not: a
+ * trap a cycle more only where the heap is too big to read in a pause.
+ * An attach that fails is said once and not tried again.
+ */
+void tracer_mark_probe(struct tracer *t, struct session *s)
+{
+	const struct target *tg = session_target(s);
+	struct bin_entry *be;
+	struct traced *p = NULL;
+	char path[64], err[256];
+	uint64_t t0;
+	bool has;
+	size_t i;
+
+	for (i = 0; i < t->nprocs && !p; i++)
+		if (t->procs[i].s == s)
+			p = &t->procs[i];
+	if (!p || p->mark_failed)
+		return;
+	has = p->mark_link.link || p->mark_link.fd >= 0;
+	if (session_wants_mark_probe(s, has) == has)
+		return;
+	t0 = tracer_now_ns();
+	if (has) {
+		probes_link_destroy(&p->mark_link);
+		p->mark_detached++;
+		if (t->opt->verbose > 1)
+			tracer_say("PID %d: each mark's start not probed any more (%.2f ms)",
+				   (int)tg->pid, (tracer_now_ns() - t0) / 1e6);
+		return;
+	}
+	be = tracer_bin_find(t, tg->exe_dev, tg->exe_ino);
+	if (!be || !be->mark_held || go_binary_fd(be->bin) < 0 || tg->gone)
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", go_binary_fd(be->bin));
+	if (probes_attach_one(&t->probes, &be->mark_site, be->layout, path,
+			      tg->pid, &p->mark_link, err, sizeof(err))) {
+		p->mark_failed = true;
+		tracer_say("warning: PID %d: %s: when its heap is too big to read in a GC pause, its samples are read by the daemon at each mark's end only",
+			   (int)tg->pid, err);
+	} else if (t->opt->verbose > 1) {
+		tracer_say("PID %d: probing each mark's start too (%.2f ms)",
+			   (int)tg->pid, (tracer_now_ns() - t0) / 1e6);
+	}
 }
 
 /*
@@ -597,6 +675,7 @@ void tracer_close_session(struct tracer *t, size_t i, const char *reason)
 	if (strcmp(reason, "exit") && strcmp(reason, "exec"))
 		session_sampled_read_final(s);
 	probes_gc_forget(&t->probes, pid);
+	probes_link_destroy(&p->mark_link);
 	rc = profile_rate_restore(&p->rate_ctl);
 	if (rc && rc != -ESRCH)
 		tracer_say("warning: PID %d: cannot restore runtime.MemProfileRate (%s)",

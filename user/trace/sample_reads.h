@@ -2,25 +2,27 @@
 /*
  * sample_reads.h - --memprofilerate's reads: the runtime's live
  * heap-profile samples (its profile specials), read from the process
- * once per GC cycle as marking starts, with no probe on any allocation
- * or free path.
+ * once per GC cycle as marking ends (and as it starts while the daemon
+ * reads), with no probe on any allocation or free path.
  *
  * Why a read at the mark sees every sample: a profile special is freed
  * only by the sweeper (runtime/mgcsweep.go, mProf_Free via freeSpecial),
  * the previous cycle's sweep is finished before marking starts (gcStart:
  * finishsweep_m), and none runs until gcSweep ends the mark.  So every
  * sample is live, its special on its span's list, through at least the
- * mark phase after its allocation; a read during that phase that no
- * gcSweep overtook saw all of them.  A sample new since the last read
- * was allocated in between; one the read lacks was freed by the sweep
- * in between.
+ * mark phase after its allocation; a read during that phase, or with
+ * the world stopped at its end, that no gcSweep overtook saw all of
+ * them.  A sample new since the last read was allocated in between; one
+ * the read lacks was freed by the sweep in between; at a mark's end,
+ * one whose object is unmarked (and has no finalizer) is freed by the
+ * sweep that follows, so a sample at its address later is another.
  *
  * Owns: the keys one read saw and, of those new to the session, the
  * sample itself (typed, with its bucket's PCs); whether the read was
- * consistent; the reads' counts.  The tracer reads (binary_cache.c:
- * tracer_read_samples), the session makes events of it
- * (session_sampled.c: session_sampled_read).  With --check-reads the
- * session holds the reads against the exact probes instead.
+ * consistent; the reads' counts.  The BPF programs (snap.bpf.h) or the
+ * daemon (session_reads.c: read_now) read; session_reads.c makes events
+ * of it.  With --check-reads the session holds the reads against the
+ * exact probes instead.
  */
 #ifndef SAMPLE_READS_H
 #define SAMPLE_READS_H
@@ -118,6 +120,7 @@ struct sample_reads {
 	uint32_t snap_cuts_in_row;  /* ... and how many before it did */
 	bool snap_off;              /* stopped: the heap was too big */
 	uint64_t snap_steps, snap_ns;  /* of the whole ones: the step cost */
+	uint64_t snap_last_steps;   /* the last whole one's; 0: none yet */
 	bool snap_building, snap_whole;
 	uint32_t snap_next;
 	struct sample_span *told;   /* partial: the spans not swept, sorted */
@@ -127,10 +130,11 @@ struct sample_reads {
 				       have not allocated yet */
 	struct u64_map ever;        /* --check-reads: probed samples a read saw */
 	struct u64_map never_read;    /* --check-reads: probed, never read */
-	/* Samples the snapshot at the last mark's end found unmarked (the
-	 * sweep since freed them, TAF_SNAP_DEAD): gone at the next read even
-	 * where that read finds a sample at the same address, which is then
-	 * another.  doomed_next gathers them while a snapshot comes. */
+	/* Samples the snapshot at the last mark's end found unmarked
+	 * (TAF_SNAP_DEAD): freed then, as the sweep will (kept until the
+	 * next read to count a sample found at one of their addresses
+	 * reborn; with --check-reads, held against the probes' frees).
+	 * doomed_next gathers them while a snapshot comes. */
 	struct u64_map doomed, doomed_next;
 	bool doomed_set;            /* doomed (and seen) are a mark end's */
 	struct sample_reads_counts c;

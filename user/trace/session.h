@@ -157,6 +157,12 @@ void session_set_sample_reader(struct session *s, const struct probes *probes,
 int session_sampled_read_final(struct session *s);
 /* The reads and their counts; NULL when the session reads no samples. */
 const struct sample_reads *session_reads(const struct session *s);
+/*
+ * --memprofilerate: whether the session needs the probe at each mark's
+ * start (the daemon reads its samples then, or may have to soon), HAS
+ * saying whether it is attached now (session_reads.c says when).
+ */
+bool session_wants_mark_probe(const struct session *s, bool has);
 
 /* Feeds one ring-buffer record, decoded (record_view_decode). */
 int session_record(struct session *s, const struct record_view *v);

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * session_reads.c - --memprofilerate's reads (sample_reads.h): at each
- * GC mark record, the session reads its process's heap-profile samples
- * and makes events of what changed since the last read: the samples it
- * lacks were freed by the sweep before this mark (HeapObjectFree), those
- * new to it were allocated since the last mark (HeapObjectAlloc).  Both
- * are stamped with the mark; the read at a mark's end adds the births
- * during the mark, the one as tracing stops what came since.  With
+ * session_reads.c - --memprofilerate's reads (sample_reads.h): the
+ * session reads its process's heap-profile samples once or twice per GC
+ * cycle and makes events of what changed since the last read.  The read
+ * at each mark's end (the BPF programs', in the pause) is enough alone:
+ * samples new to the session were allocated since the last read
+ * (HeapObjectAlloc just before the mark's end), those it lacks were
+ * freed by the last sweep, those it found unmarked are freed by the
+ * sweep that begins (HeapObjectFree just after).  A read at the mark's
+ * start comes too while the daemon reads (a heap too big for the pause)
+ * or a cut is near: frees and births since the last mark's end, at the
+ * mark.  The read as tracing stops adds what came since.  With
  * --check-reads the reads are held against the exact probes' samples
  * instead.
  */
@@ -114,6 +118,31 @@ void session_set_sample_reader(struct session *s, const struct probes *probes,
 	s->prof_kind = prof_kind;
 	if (session_reads_samples(s) && s->reads.reader_rc == 1)
 		reads_open(s);
+}
+
+/*
+ * The probe at each mark's start is needed while the daemon reads (the
+ * programs do not: --pause-budget 0, a heap too big, a runtime they
+ * cannot walk), and while a cut is near: a mark's end cut with no read
+ * at its start is left to a daemon's read racing the sweep, which loses
+ * what the sweep reached first.  So from the session's start until a
+ * whole snapshot's steps are a third of what the budget reads, and again
+ * from half.  By steps, not by the snapshot's time: one slow snapshot
+ * (an interrupt, a cold cache) would attach it, and a detach costs the
+ * daemon 8-30 ms (uprobe_unregister waits for the readers).  A heap that
+ * doubles within one cycle can still be cut without it: counted.
+ */
+bool session_wants_mark_probe(const struct session *s, bool has)
+{
+	const struct sample_reads *r = &s->reads;
+	uint64_t steps = r->snap_last_steps, cap;
+
+	if (!s->sample_reads || s->check_reads || r->reader_rc < 0)
+		return false;
+	if (!r->snap_asked || !steps)
+		return true;
+	cap = snap_capacity(s);
+	return has ? steps * 3 > cap : steps * 2 > cap;
 }
 
 const struct sample_reads *session_reads(const struct session *s)
@@ -250,8 +279,9 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 /*
  * The samples the session holds and the read lacks (in the spans it
  * tells of): freed by the sweep before this read, HeapObjectFree events
- * at AT.  The keys are taken first: a map is not changed while it is
- * walked.
+ * at AT.  (Those a mark's end found unmarked were freed then:
+ * read_doomed.)  The keys are taken first: a map is not changed while
+ * it is walked.
  */
 static int read_gone(struct session *s, const struct taf_rec_addr *at)
 {
@@ -260,13 +290,9 @@ static int read_gone(struct session *s, const struct taf_rec_addr *at)
 	int rc = 0;
 
 	while (u64_map_next(&s->sampled, &it, &key, &v)) {
-		bool doomed = u64_map_get(&s->reads.doomed, key, NULL);
-		bool seen = u64_map_get(&s->reads.seen, key, NULL);
-
-		if (!sample_reads_told(&s->reads, key) || (seen && !doomed))
+		if (!sample_reads_told(&s->reads, key) ||
+		    u64_map_get(&s->reads.seen, key, NULL))
 			continue;
-		/* Seen again though doomed: another sample, born below. */
-		s->reads.c.reborn += doomed && seen;
 		if (!GROW(dead, n, cap, 64)) {
 			free(dead);
 			return -ENOMEM;
@@ -280,6 +306,30 @@ static int read_gone(struct session *s, const struct taf_rec_addr *at)
 				  0, 0);
 	}
 	free(dead);
+	return rc;
+}
+
+/*
+ * The samples a mark's end found unmarked (r->doomed): the sweep that
+ * begins as the world restarts frees them (an unmarked object with a
+ * finalizer is not counted unmarked, snap.bpf.h), so their
+ * HeapObjectFree goes at AT, just after the mark's end, in the cycle
+ * whose sweep frees them.  A sample at one of their addresses later is
+ * another one (read_born counts it reborn).
+ */
+static int read_doomed(struct session *s, const struct taf_rec_addr *at)
+{
+	uint64_t key, v;
+	size_t it = 0;
+	int rc = 0;
+
+	while (rc == 0 && u64_map_next(&s->reads.doomed, &it, &key, &v)) {
+		if (!u64_map_del(&s->sampled, key))
+			continue;
+		rc = session_emit(s, at->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
+				  at->hdr.ts, session_heap_object_id(s, key),
+				  0, 0);
+	}
 	return rc;
 }
 
@@ -299,6 +349,8 @@ static int read_born(struct session *s, const struct taf_rec_addr *mark,
 
 	if (u64_map_get(&s->sampled, f->key, NULL))
 		return 0;   /* twice in one read: a list changed under it */
+	/* At an address whose sample the last mark's end freed. */
+	s->reads.c.reborn += u64_map_get(&s->reads.doomed, f->key, NULL);
 	if (!f->known)
 		s->counts.samples_untyped++;
 	e = session_sampled_type(s, &r);
@@ -435,6 +487,7 @@ static void snap_ended(struct sample_reads *r, const struct taf_rec_snap *rec)
 	if (!cut && !unread) {
 		r->snap_steps += rec->steps;
 		r->snap_ns += rec->ns;
+		r->snap_last_steps = rec->steps ? rec->steps : 1;
 	}
 	r->c.snap_taken++;
 	r->c.snap_ns_total += rec->ns;
@@ -528,44 +581,74 @@ static bool snap_taken(struct session *s, const struct taf_rec_addr *at)
 }
 
 /*
- * A mark ended (TAF_REC_GC_CYCLE, gcSweep's entry, world stopped): the
- * sweep begins as the world restarts, so this read is partial, of the
- * spans not swept yet.  What it sees that the last read did not was
- * allocated during the mark, after that read: its HeapObjectAlloc goes
- * just before the mark's end, in the cycle it was made in (a read at
- * the next mark would put it one cycle late).  Nothing is freed here.
+ * A mark ended (TAF_REC_GC_CYCLE, gcSweep's entry, world stopped).  The
+ * read here is the one the BPF programs took in the pause, or else the
+ * daemon's, partial (the sweep begins as the world restarts: the spans
+ * it has not reached).  It tells three things:
+ *  - the samples new to the session were allocated since the last read
+ *    (during this mark, or since the last mark's end when no read was
+ *    made at this mark's start): their HeapObjectAlloc goes just before
+ *    the mark's end, in the cycle whose mark first saw them;
+ *  - with no read at this mark's start, the samples the session holds
+ *    and the read lacks were freed by the last sweep (read_gone);
+ *  - the samples it found unmarked are freed by the sweep beginning now
+ *    (read_doomed), just after the mark's end.
+ * That is every birth and death by the cycle, from one read a cycle
+ * (one probe: gc_mark is attached only for the daemon's reads,
+ * session_wants_mark_probe).
  */
 int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 {
 	struct sample_reads *r = &s->reads;
-	struct taf_rec_addr at = *end;
-
+	struct taf_rec_addr born = *end, freed = *end;
 	bool snap = snap_taken(s, end);
+	bool alone = !r->mark_seen;
+	int rc;
 
-	/* What the sweep beginning now will free: what this read tells. */
-	u64_map_free(&r->doomed);
-	u64_map_init(&r->doomed);
-	r->doomed_set = false;
-	if (!r->mark_seen)
-		return 0;   /* no mark read yet: nothing to add to */
 	r->mark_seen = false;
-	if (!snap)
-		read_now(s, r->mark_sweeps + 1, READ_MARK_END);
-	if (!read_taken(r, &r->c.missed_end))
+	/* --check-reads compares at a mark's end only what its start's
+	 * read began; the first mark's end is not compared. */
+	if (alone && s->check_reads) {
+		u64_map_free(&r->doomed);
+		u64_map_init(&r->doomed);
+		r->doomed_set = false;
 		return 0;
+	}
+	if (!snap)
+		read_now(s, !alone ? r->mark_sweeps + 1 : s->probes ?
+			 probes_gc_sweeps(s->probes, s->target.pid) : 0,
+			 READ_MARK_END);
+	if (!read_taken(r, &r->c.missed_end)) {
+		u64_map_free(&r->doomed);
+		u64_map_init(&r->doomed);
+		r->doomed_set = false;
+		return 0;
+	}
+	born.hdr.ts = end->hdr.ts ? end->hdr.ts - 1 : 0;
+	freed.hdr.ts = end->hdr.ts + 1;
+	rc = 0;
+	if (!s->check_reads) {
+		r->c.reads_end++;
+		r->c.partial += alone && r->partial;
+		if (alone)
+			rc = read_gone(s, &born);
+		/* Reborn: counted against the last mark's end's doomed. */
+		if (rc == 0)
+			rc = read_births(s, &born);
+	}
 	{
 		struct u64_map tmp = r->doomed;
 
 		r->doomed = r->doomed_next;
 		r->doomed_next = tmp;
+		u64_map_free(&r->doomed_next);
+		u64_map_init(&r->doomed_next);
 		r->c.doomed += r->doomed.len;
 		r->doomed_set = true;
 	}
 	if (s->check_reads)
 		return read_check_end(s);
-	at.hdr.ts = end->hdr.ts ? end->hdr.ts - 1 : 0;
-	r->c.reads_end++;
-	return read_births(s, &at);
+	return rc ? rc : read_doomed(s, &freed);
 }
 
 int session_sampled_read(struct session *s, const struct taf_rec_addr *mark)

@@ -20,6 +20,7 @@
 #include "util/clock_ns.h"
 #include "inspect/go_binary.h"
 #include "attach/freeze.h"
+#include "attach/probe_plan.h"
 #include "attach/probes.h"
 #include "attach/profile_rate.h"
 #include "attach/ring_pos.h"
@@ -50,6 +51,13 @@ struct bin_entry {
 	 * mProf_Malloc or freeSpecial); false when the binary has no
 	 * gcMarkTinyAllocs to probe, or with --memprofilerate-exact. */
 	bool sample_reads;
+	/* ... and the BPF programs read them in the GC pauses, at each
+	 * mark's end: the probe at each mark's start (gcMarkTinyAllocs) is
+	 * held back, attached for a process only when the daemon reads its
+	 * samples instead (tracer_mark_probe); LAYOUT is its cookie's. */
+	bool mark_held;
+	struct probe_site mark_site;
+	int layout;
 };
 
 /*
@@ -86,6 +94,12 @@ struct traced {
 	struct profile_rate rate_ctl; /* --memprofilerate: the target's rate
 					 while traced */
 	bool sink_failure_said;       /* a failed write was reported */
+	/* --memprofilerate: the held-back probe at each mark's start,
+	 * attached for this process while it needs it (tracer_mark_probe);
+	 * times detached; an attach failed. */
+	struct probe_link mark_link;
+	unsigned mark_detached;
+	bool mark_failed;
 	/*
 	 * The process is gone; its files are closed once the ring buffer's
 	 * consumer has passed exit_ring_pos (ring_pos.h says why).
@@ -162,6 +176,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		 bool snapshot, const struct exec_info *ei, char *err,
 		 size_t errlen);
 void tracer_close_session(struct tracer *t, size_t i, const char *reason);
+void tracer_mark_probe(struct tracer *t, struct session *s);
 
 /* dispatch.c: records to sessions */
 void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
