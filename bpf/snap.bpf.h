@@ -18,7 +18,12 @@
  * node a step) under a time budget: a heap with more samples than the
  * budget reads is cut, the snapshot says so and the daemon reads instead
  * (session_reads.c).  A page a uprobe cannot fault in ends it the same
- * way.
+ * way.  Each sample's allocBits bit goes with it: whether it is the
+ * object that was at its address before the last sweep (a read that
+ * knows only addresses takes a new sample at a freed one's address for
+ * the old one).  The bit is off the heap, in a gcBits arena, so it costs
+ * a read of user memory a sample, not the heap page the object is on
+ * (on these VMs a first touch of a heap page costs about 1.2 us).
  */
 #ifndef TRACEAF_SNAP_BPF_H
 #define TRACEAF_SNAP_BPF_H
@@ -33,6 +38,7 @@
 #define SNAP_STEPS_MAX (1u << 22)
 /* Steps between two looks at the clock. */
 #define SNAP_CLOCK_EVERY 16
+__u64 dbg_mark2_ns, dbg_base_ns, dbg_mark_reads, dbg_mark_ns, dbg_node_ns, dbg_node_reads, dbg_span_ns, dbg_span_reads;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -51,16 +57,12 @@ struct snap_walk {
 	__u64 list, narenas, l2;
 	__u64 ha;            /* the arena's heapArena */
 	__u64 node, base;    /* the list being walked, its span's base */
-	__u64 marks, elemsize;  /* the span's mark bits, slot size */
+	__u64 alloc_bits, elemsize;  /* the span's allocBits, slot size */
 	__u64 bits;          /* bits of words[word - 1] not visited yet */
 	__u64 start, deadline, steps;
 	__u32 arena, word;
 	__u32 seq, flags;
 	__u32 pid;
-	__u8 end;            /* at a mark's end: samples tell if doomed */
-	__u8 pad[3];
-	__u64 fin_off;       /* offset + 1 of the span's last finalizer so
-				far (0: none) */
 };
 
 /* Buckets the snapshots have sent, per session (LRU: one forgotten is
@@ -173,33 +175,21 @@ static __always_inline int snap_bucket(struct snap_scratch *sc,
 }
 
 /*
- * Whether the object at span offset OFF is unmarked as the mark ends:
- * the sweep frees it.  A mark byte that cannot be read is in a page
- * nothing wrote (a fresh gcBits arena, span_sweep's case too): zero.
+ * Whether the object at span offset OFF is the one that was there before
+ * its span's last sweep (TAF_SNAP_OLD): its allocBits bit.  A byte that
+ * cannot be read is in a page nothing wrote (a fresh gcBits arena): 0.
  */
-static __always_inline bool snap_unmarked(const struct snap_walk *w, __u64 off)
+static __always_inline bool snap_old(const struct snap_walk *w, __u64 off)
 {
 	__u64 idx;
 	__u8 m = 0;
 
-	if (!w->elemsize || !w->marks)
+	if (!w->elemsize || !w->alloc_bits)
 		return false;
 	idx = off / w->elemsize;
-	if (bpf_probe_read_user(&m, 1, (void *)(w->marks + idx / 8)))
+	if (bpf_probe_read_user(&m, 1, (void *)(w->alloc_bits + idx / 8)))
 		m = 0;
-	return !(m & (1u << (idx & 7)));
-}
-
-/*
- * Whether the object at OFF has a finalizer: the sweep then marks it and
- * it lives one more cycle.  Its finalizer's special is at the object's
- * slot, before the sample's in the list (sorted by offset, then kind).
- */
-static __always_inline bool snap_finalized(const struct snap_walk *w, __u64 off)
-{
-	if (!w->fin_off || !w->elemsize)
-		return false;
-	return (w->fin_off - 1) / w->elemsize == off / w->elemsize;
+	return m & (1u << (idx & 7));
 }
 
 /* A node of the list: a profile special's sample goes in the record. */
@@ -215,15 +205,14 @@ static __always_inline int snap_node(struct snap_scratch *sc,
 	__u64 need = (__u64)t->profile_b + 8;
 	__u32 kind_off = t->special_kind_off, n;
 
+	__u64 t1 = bpf_ktime_get_ns();
 	if (need < 16 || need > sizeof(nb) || kind_off >= 32 ||
 	    bpf_probe_read_user(nb, need, (void *)w->node))
 		return -1;
+	__sync_fetch_and_add(&dbg_node_ns, bpf_ktime_get_ns() - t1);
+	__sync_fetch_and_add(&dbg_node_reads, 1);
 	off = t->special_offset_size == 2 ? nb[1] & 0xffff : nb[1];
 	kind = ((__u8 *)nb)[kind_off & 31];
-	/* Sorted by offset, then kind: an object's finalizer comes before
-	 * its sample. */
-	if (kind == t->special_kind_finalizer)
-		w->fin_off = off + 1;
 	if (kind == t->special_kind_profile) {
 		n = r->n;
 		if (n >= TAF_SNAP_BATCH)
@@ -232,8 +221,7 @@ static __always_inline int snap_node(struct snap_scratch *sc,
 		if (snap_bucket(sc, t, b))
 			return -1;
 		r->s[n].addr = w->base + off;
-		r->s[n].bucket = b | (w->end && !snap_finalized(w, off) &&
-				      snap_unmarked(w, off) ? TAF_SNAP_DEAD : 0);
+		r->s[n].bucket = b | (snap_old(w, off) ? TAF_SNAP_OLD : 0);
 		r->n = n + 1;
 		if (n + 1 == TAF_SNAP_BATCH)
 			snap_flush(sc, 0);
@@ -255,23 +243,20 @@ static __always_inline int snap_span(struct snap_scratch *sc,
 	if (bpf_probe_read_user(&span, 8, (void *)(w->ha + t->ha_spans +
 						  (__u64)page * 8)) || !span)
 		return -1;
+	__u64 t2 = bpf_ktime_get_ns();
 	if (head < 8 || head > SNAP_SPAN_HEAD_MAX ||
 	    bpf_probe_read_user(sc->span, head, (void *)span))
 		return -1;
+	__sync_fetch_and_add(&dbg_span_ns, bpf_ktime_get_ns() - t2);
+	__sync_fetch_and_add(&dbg_span_reads, 1);
 	if (sc->span[t->span_state & (SNAP_SPAN_HEAD_MAX - 1)] != SNAP_MSPAN_IN_USE)
 		return 0;
 	/* Pointer fields: 8-byte aligned, below span_head (the daemon
 	 * checked both). */
 	w->node = *(__u64 *)&sc->span[t->span_specials & (SNAP_SPAN_HEAD_MAX - 8)];
 	w->base = *(__u64 *)&sc->span[t->span_start_addr & (SNAP_SPAN_HEAD_MAX - 8)];
-	w->fin_off = 0;
-	w->marks = w->elemsize = 0;
-	if (!w->end)
-		return 0;
 	w->elemsize = *(__u64 *)&sc->span[t->span_elemsize & (SNAP_SPAN_HEAD_MAX - 8)];
-	w->marks = *(__u64 *)&sc->span[t->span_gcmark_bits & (SNAP_SPAN_HEAD_MAX - 8)];
-	if (TAF_INLINE_MARKS(t->green_tea, w->elemsize))
-		w->marks = TAF_INLINE_MARKS_AT(w->base);
+	w->alloc_bits = *(__u64 *)&sc->span[t->span_alloc_bits & (SNAP_SPAN_HEAD_MAX - 8)];
 	return 0;
 }
 
@@ -346,11 +331,11 @@ static long snap_step(__u64 i, struct snap_ctx *c)
 
 /*
  * Reads every profile special of the calling process, if it asked for
- * snapshots (END: at a mark's end, each sample says whether the sweep
- * will free it): true when the whole heap was read and every record sent
- * (the caller's GC record then says TAF_GC_F_SNAP).
+ * snapshots, each sample with its slot's allocBits bit (TAF_SNAP_OLD):
+ * true when the whole heap was read and every record sent (the caller's
+ * GC record then says TAF_GC_F_SNAP).
  */
-static __always_inline bool snap_take(__u32 pid, bool end)
+static __always_inline bool snap_take(__u32 pid)
 {
 	const struct taf_snap_target *t = bpf_map_lookup_elem(&snap_targets, &pid);
 	__u32 zero = 0;
@@ -369,7 +354,6 @@ static __always_inline bool snap_take(__u32 pid, bool end)
 	w = &sc->w;
 	__builtin_memset(w, 0, sizeof(*w));
 	w->pid = pid;
-	w->end = end;
 	sc->rec.n = 0;
 	w->start = bpf_ktime_get_ns();
 	w->deadline = w->start + t->budget_ns;

@@ -244,7 +244,7 @@ int gc_cycle(struct pt_regs *ctx)
 		__sync_fetch_and_add(n, 1);
 	else
 		bpf_map_update_elem(&gc_sweeps, &pid, &one, BPF_NOEXIST);
-	snap = snap_take(pid, true);
+	snap = snap_take(pid);
 	rec = reserve_rec(TAF_REC_GC_CYCLE, sizeof(*rec));
 	if (!rec)
 		return 0;
@@ -274,7 +274,7 @@ int gc_mark(struct pt_regs *ctx)
 		return 0;
 	n = bpf_map_lookup_elem(&gc_sweeps, &pid);
 	sweeps = n ? *n : 0;
-	snap = snap_take(pid, false);
+	snap = snap_take(pid);
 	rec = reserve_rec(TAF_REC_GC_MARK, sizeof(*rec));
 	if (!rec)
 		return 0;

@@ -201,17 +201,19 @@ struct taf_rec_addr {
 
 struct taf_snap_sample {
 	__u64 addr;          /* span base + special.offset */
-	__u64 bucket;        /* specialprofile.b, | TAF_SNAP_DEAD */
+	__u64 bucket;        /* specialprofile.b, | TAF_SNAP_OLD */
 };
 /*
- * In the snapshot at a mark's end (gcSweep's entry): the object is not
- * marked and has no finalizer, so the sweep that begins will free it
- * (runtime/mgcsweep.go).  A sample at the same address in the
- * next snapshot is then another one: the allocator reuses the slot, a
- * large object's span is freed and its pages taken again (buckets are
- * 8-byte aligned: the flag is bit 0).
+ * The object's slot is set in its span's allocBits: the last sweep of
+ * the span found it marked (runtime/mgcsweep.go: allocBits becomes that
+ * mark's gcmarkBits, and nothing sets it after), so it is the object
+ * that was there before that sweep.  Clear, the slot was free after the
+ * sweep and was allocated since: a sample a read before that sweep saw
+ * at this address was freed by it, and this one is another (the
+ * allocator reuses slots, and a large object's freed span is taken
+ * again).  Buckets are 8-byte aligned: the flag is bit 0.
  */
-#define TAF_SNAP_DEAD 0x1ull
+#define TAF_SNAP_OLD 0x1ull
 
 /*
  * TAF_REC_SNAP_BUCKET: the size and stack of a bucket (runtime/mprof.go:
@@ -268,20 +270,16 @@ struct taf_snap_target {
 	__u16 span_specials; /* mspan.specials */
 	__u16 span_start_addr;
 	__u16 span_head;     /* bytes of mspan read: past every field above
-				and span_gcmark_bits, span_elemsize */
+				and span_alloc_bits, span_elemsize */
 	__u8 special_offset_size;  /* special.offset (at 8): 2 or 8 bytes */
 	__u8 special_kind_off;
 	__u8 special_kind_profile; /* _KindSpecialProfile */
 	__u8 profile_b;      /* specialprofile.b: the node is read to b + 8 */
-	/* At a mark's end, which samples the sweep will free (TAF_SNAP_DEAD):
-	 * mspan.gcmarkBits and elemsize (in span_head too), Green Tea's
-	 * inline marks (spans of 16..512-byte objects keep them at base +
-	 * 8192 - 64, as span_sweep reads them), _KindSpecialFinalizer. */
-	__u16 span_gcmark_bits;
+	/* Whether each sample's slot is set in allocBits (TAF_SNAP_OLD):
+	 * mspan.allocBits and elemsize (in span_head too). */
+	__u16 span_alloc_bits;
 	__u16 span_elemsize;
-	__u8 special_kind_finalizer;
-	__u8 green_tea;
-	__u16 pad;
+	__u32 pad;
 };
 #define TAF_SNAP_PROCS 16384
 

@@ -17,9 +17,10 @@
 #    by the next mark.  Equal sets at every read are what makes each
 #    sample's birth (the first read that saw it) and death (the first
 #    that did not) the exact engine's.  In the pauses: a read at every
-#    mark's start and end, and every sample the read at a mark's end
-#    found unmarked freed by the probes before the next mark, none freed
-#    that it did not find so.  Most marks must have been read, and the
+#    mark's start and end.  At every read after a sweep, a sample at an
+#    address the last read saw is told another one (its slot clear in
+#    allocBits) exactly when the probes freed that one since.  Most
+#    marks must have been read, and the
 #    samples no read ever saw (born and freed between reads that missed,
 #    or made without a special) few.
 # 2. Counts, Go 1.27 and 1.21, from the start (-- CMD): liveprof keeps
@@ -36,13 +37,15 @@
 #    with -p at 4096, is stopped with SIGINT.  No mark came, so only the
 #    read as tracing stops sees the ~312 samples (20000 x 64 B / 4096):
 #    done_at_stop 1, and at least 200 main.Node allocations in the file.
-# 4. Reused addresses, Go 1.27 stripped PIE and 1.21, reads only:
+# 4. Reused addresses, Go 1.27 stripped PIE and 1.21, reads only, in
+#    the pauses (and on 1.27 stripped PIE by the daemon, budget 0):
 #    fullwork -parts large -scale 0.3 makes 1800 main.LargePtr (40 KB,
 #    so each one is sampled at 4096) and keeps one in 16: each dead one's
 #    span is freed by the sweep and the next one takes its pages, the
 #    same address.  A read that knew only addresses saw about a quarter
-#    of them; the read at each mark's end tells which samples the sweep
-#    will free, so all 1800 are in the file (at least 1795: a 40 KB
+#    of them; each read tells by the span's allocBits whether the sample
+#    there is the one the last read saw, so all 1800 are in the file
+#    (at least 1795: a 40 KB
 #    object escapes the sampler with probability e^-9.8), "reborn" > 0.
 # 5. One trap a cycle, reads only, Go 1.27 stripped PIE and 1.21:
 #    allocloop -n 20000000 from its start at 524288, a small heap whose
@@ -72,14 +75,14 @@ print(d.get("memprofile_engine"), d["allocations_seen"],
 EOF
 }
 
-# summary FILE: the reads in the pauses: taken, doomed, reborn, and
-# --check-reads' two counts of the dead flags.
+# summary FILE: the reads in the pauses, the samples told reborn (at a
+# freed one's address), and --check-reads' two counts of those flags.
 summary_pause() {
 	python3 - "$1" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])).get("reads") or {}
-print(r.get("in_pause", 0), r.get("doomed", 0), r.get("reborn", 0),
-      r.get("check_doomed_alive", -1), r.get("check_undoomed_freed", -1))
+print(r.get("in_pause", 0), r.get("reborn", 0),
+      r.get("check_reborn_unfreed", -1), r.get("check_same_freed", -1))
 PY
 }
 
@@ -96,16 +99,18 @@ for spec in "1.21::20000" "1.23::20000" "1.25::20000" "1.27::20000" \
 		fail "Go $ver$fl: tracer: $(tail -n 3 "$TMP/c$ver$fl.log")"
 	sum=$(ls "$out"/*.summary.json | head -n 1)
 	read -r engine seen allocs marks checked ends missing extra never _ < <(summary_reads "$sum")
-	read -r inpause doomed _ alive undoomed < <(summary_pause "$sum")
+	read -r inpause reborn unfreed samefreed < <(summary_pause "$sum")
 	fl=$fl/$budget
 	if [ "$budget" = 0 ]; then
 		[ "$inpause" = 0 ] || fail "Go $ver$fl: $inpause reads in the pauses with --pause-budget 0"
 	else
 		[ "$inpause" -ge $((marks * 2 - 2)) ] ||
 			fail "Go $ver$fl: $inpause reads in the pauses, want two a mark ($marks marks): $(grep memprofilerate: "$TMP/c${ver}${fl%/*}.log")"
-		[ "$doomed" -gt 0 ] && [ "$alive" = 0 ] && [ "$undoomed" = 0 ] ||
-			fail "Go $ver$fl: $doomed samples found unmarked at a mark's end, $alive of them not freed by the next mark, $undoomed freed that were not found so"
 	fi
+	# Both engines' reads carry the allocBits flags, held against the
+	# probes' frees at every read after a sweep.
+	[ "$reborn" -gt 0 ] && [ "$unfreed" = 0 ] && [ "$samefreed" = 0 ] ||
+		fail "Go $ver$fl: $reborn samples told reborn at a freed one's address, $unfreed of them though the probes did not free that one, and $samefreed told the same though the probes freed it"
 	[ "$engine" = exact ] || fail "Go $ver$fl: engine '$engine' with --memprofilerate-exact"
 	[ "$marks" -ge 10 ] || fail "Go $ver$fl: $marks GC marks, want >= 10"
 	[ "$missing" = 0 ] && [ "$extra" = 0 ] ||
@@ -115,7 +120,7 @@ for spec in "1.21::20000" "1.23::20000" "1.25::20000" "1.27::20000" \
 		fail "Go $ver$fl: $checked reads as marks began, $ends as they ended, of $marks marks"
 	[ $((never * 50)) -le "$allocs" ] ||
 		fail "Go $ver$fl: $never of $allocs samples never read"
-	agree+=("go$ver$fl: $checked+$ends reads of $marks marks agree ($inpause in the pauses, $doomed doomed), $never/$allocs never read")
+	agree+=("go$ver$fl: $checked+$ends reads of $marks marks agree ($inpause in the pauses, $reborn reborn), $never/$allocs never read")
 done
 
 counts=()
@@ -183,23 +188,24 @@ nodes=$(cat "$TMP/tcstop"/*.tc127 | awk '$1 == "type" && $2 == "main.Node" && $4
 	fail "main.Node: $nodes samples in the file after the stop (numgc $numgc), want ~312"
 
 reuse=()
-for spec in "1.27:-stripped-pie" "1.21:"; do
-	ver=${spec%%:*} fl=${spec#*:}
+for spec in "1.27:-stripped-pie:20000" "1.21::20000" "1.27:-stripped-pie:0"; do
+	ver=${spec%%:*} rest=${spec#*:}
+	fl=${rest%%:*} budget=${rest#*:}
 	BIN=$(workload fullwork "$ver" "$fl") || exit 1
-	out=$TMP/large$ver$fl
-	"$TRACER" --memprofilerate 4096 --pause-budget 20000 -o "$out" -- \
+	out=$TMP/large$ver$fl$budget
+	"$TRACER" --memprofilerate 4096 --pause-budget "$budget" -o "$out" -- \
 		"$BIN" -wait=false -scale 0.3 -parts large >"$TMP/l$ver$fl.log" 2>&1 ||
 		fail "Go $ver$fl: tracer: $(tail -n 3 "$TMP/l$ver$fl.log")"
 	grep -q ' large_scan=1800 ' "$TMP/l$ver$fl.log" ||
 		fail "Go $ver$fl: fullwork did not make 1800 main.LargePtr: $(grep '^done' "$TMP/l$ver$fl.log")"
 	sum=$(ls "$out"/*.summary.json | head -n 1)
-	read -r inpause doomed reborn _ < <(summary_pause "$sum")
+	read -r inpause reborn _ < <(summary_pause "$sum")
 	files=("$out"/*.trace)
-	check_files "$TMP/tcl$ver$fl" "${files[@]}"
-	lp=$(cat "$TMP/tcl$ver$fl"/*.tc127 | awk '$1 == "type" && $2 == "main.LargePtr" && $4 == "allocs" { n += $5 } END { print n + 0 }')
+	check_files "$TMP/tcl$ver$fl$budget" "${files[@]}"
+	lp=$(cat "$TMP/tcl$ver$fl$budget"/*.tc127 | awk '$1 == "type" && $2 == "main.LargePtr" && $4 == "allocs" { n += $5 } END { print n + 0 }')
 	[ "$lp" -ge 1795 ] && [ "$lp" -le 1800 ] && [ "$reborn" -gt 0 ] ||
-		fail "Go $ver$fl: $lp main.LargePtr samples of 1800 ($inpause reads in the pauses, $doomed doomed, $reborn at a reused address)"
-	reuse+=("go$ver$fl: $lp of 1800 main.LargePtr, $reborn at a reused address")
+		fail "Go $ver$fl: $lp main.LargePtr samples of 1800 ($inpause reads in the pauses, $reborn at a reused address)"
+	reuse+=("go$ver$fl/$budget: $lp of 1800 main.LargePtr, $reborn at a reused address")
 done
 
 once=()
@@ -212,10 +218,10 @@ for spec in "1.27:-stripped-pie" "1.21:"; do
 		fail "Go $ver$fl: tracer: $(tail -n 3 "$TMP/o$ver$fl.log")"
 	sum=$(ls "$out"/*.summary.json | head -n 1)
 	read -r engine seen allocs marks _ ends _ _ _ _ _ _ < <(summary_reads "$sum")
-	read -r inpause doomed reborn _ < <(summary_pause "$sum")
+	read -r inpause reborn _ < <(summary_pause "$sum")
 	files=("$out"/*.trace)
 	check_files "$TMP/tco$ver$fl" "${files[@]}"
-	nodes=$(cat "$TMP/tco$ver$fl"/*.tc127 | awk '$1 == "type" && $2 == "main.Node" && $4 == "allocs" { n += $5 } END { print n + 0 }')
+	onodes=$(cat "$TMP/tco$ver$fl"/*.tc127 | awk '$1 == "type" && $2 == "main.Node" && $4 == "allocs" { n += $5 } END { print n + 0 }')
 	nalloc=$(cat "$TMP/tco$ver$fl"/*.tc127 | awk '$1 == "ev" && $2 == "HeapObjectAlloc" { n += $3 } END { print n + 0 }')
 	nfree=$(cat "$TMP/tco$ver$fl"/*.tc127 | awk '$1 == "ev" && $2 == "HeapObjectFree" { n += $3 } END { print n + 0 }')
 	unknown=$(cat "$TMP/tco$ver$fl"/*.tc127 | awk '$1 == "replay" && $2 == "heap" && $3 == "free_of_unknown" { n += $4 } END { print n + 0 }')
@@ -229,10 +235,10 @@ for spec in "1.27:-stripped-pie" "1.21:"; do
 	# 20 M x 64 B (main.Node's size class) at 524288: ~2 441 samples
 	# (Poisson: sd 49); each dies within 1000 allocations, all but the
 	# last few freed.
-	[ "$nodes" -ge 2200 ] && [ "$nodes" -le 2690 ] &&
+	[ "$onodes" -ge 2200 ] && [ "$onodes" -le 2690 ] &&
 		[ "$nfree" -ge $((nalloc - 20)) ] && [ "$unknown" = 0 ] ||
-		fail "Go $ver$fl: $nodes main.Node samples (want ~2441), $nfree of $nalloc samples freed, $unknown frees of unknown IDs ($ends reads, $doomed doomed)"
-	once+=("go$ver$fl: $nodes main.Node, $nfree of $nalloc freed, $ends reads at marks' ends and $marks at starts")
+		fail "Go $ver$fl: $onodes main.Node samples (want ~2441), $nfree of $nalloc samples freed, $unknown frees of unknown IDs ($ends reads, $reborn reborn)"
+	once+=("go$ver$fl: $onodes main.Node, $nfree of $nalloc freed, $ends reads at marks' ends and $marks at starts")
 done
 
 pass "${agree[*]}; ${counts[*]}; at the stop: $nodes main.Node samples ($numgc GCs); ${reuse[*]}; ${once[*]}"

@@ -496,8 +496,9 @@ static void test_snapshots_are_the_reads(void **state)
 	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 0);
 	snap(f, 0, TAF_SNAP_F_LAST, abc, 3, bucket);
 	gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
-	/* In two parts: B freed. */
-	snap(f, 0, 0, ac, 2, bucket);
+	/* In two parts: B freed; A and C in slots the sweep since the
+	 * mark's end kept (allocBits set). */
+	snap(f, 0, 0, ac, 2, bucket | TAF_SNAP_OLD);
 	snap(f, 1, TAF_SNAP_F_LAST, NULL, 0, bucket);
 	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 1);
 	/* A part lost (seq 1): not a read, C is not freed nor D born. */
@@ -516,18 +517,19 @@ static void test_snapshots_are_the_reads(void **state)
 	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 5);
 	snap(f, 0, TAF_SNAP_F_LAST, NULL, 0, bucket);
 	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 6);
-	/* E born; the mark's end finds it unmarked: the next read's E at
-	 * the same address is another sample (a free, then a birth); a
-	 * mark's end that does not is the same one. */
+	/* E born; after the sweep the next mark's E is in a slot the
+	 * sweep freed (allocBits clear): another sample, a free and a
+	 * birth.  Its mark's end (no sweep since) and the next mark, whose
+	 * E is in a slot kept, see the same one. */
 	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket);
 	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 7);
-	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket | TAF_SNAP_DEAD);
+	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket);
 	gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
 	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket);
 	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 8);
 	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket);
 	gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
-	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket);
+	snap(f, 0, TAF_SNAP_F_LAST, &E, 1, bucket | TAF_SNAP_OLD);
 	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 9);
 	snap(f, 0, TAF_SNAP_F_LAST, NULL, 0, bucket);
 	gc_rec(f, TAF_REC_GC_MARK, TAF_GC_F_SNAP, 10);
@@ -539,7 +541,6 @@ static void test_snapshots_are_the_reads(void **state)
 	assert_int_equal(r->c.snaps_unread, 1);
 	assert_int_equal(r->c.reads, 8);
 	assert_int_equal(r->c.reads_end, 3);
-	assert_int_equal(r->c.doomed, 1);
 	assert_int_equal(r->c.reborn, 1);
 	finish(f, &c);
 	u64_map_free(&types);
@@ -552,10 +553,9 @@ static void test_snapshots_are_the_reads(void **state)
 /*
  * One read a cycle, at each mark's end (the probe at the mark's start
  * held back): a snapshot there tells every birth and death.  Samples new
- * to the session are born, those it holds and the read lacks were freed
- * by the last sweep, those found unmarked are freed by the sweep that
- * begins (at once, so a sample at the same address in the next read is
- * another one).
+ * to the session are born; those it holds that the read lacks, or finds
+ * in a slot the last sweep freed (allocBits clear), were freed by that
+ * sweep.
  */
 static void test_one_read_a_cycle(void **state)
 {
@@ -593,27 +593,27 @@ static void test_one_read_a_cycle(void **state)
 	f->ts = T0;
 	span_alloc(f, HEAP, (uint8_t)(6 << 1));
 
-	/* End 1: A and B born, A unmarked: freed by this sweep. */
-	memset(&rec, 0, sizeof(rec));
-	hdr(&rec.hdr, TAF_REC_SNAP, (uint16_t)(offsetof(struct taf_rec_snap, s) +
-	    2 * sizeof(rec.s[0])), f->ts += 10);
-	rec.hdr.flags = TAF_SNAP_F_LAST;
-	rec.n = 2;
-	rec.s[0] = (struct taf_snap_sample){ A, bucket | TAF_SNAP_DEAD };
-	rec.s[1] = (struct taf_snap_sample){ B, bucket };
-	feed(f, &rec, rec.hdr.len);
-	gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
-	/* End 2: another sample at A's address, B still, C born. */
+	/* End 1: A and B born. */
 	{
-		const uint64_t abc[] = { A, B, C };
+		const uint64_t ab[] = { A, B };
 
-		snap(f, 0, TAF_SNAP_F_LAST, abc, 3, bucket);
+		snap(f, 0, TAF_SNAP_F_LAST, ab, 2, bucket);
 	}
 	gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
-	/* End 3: A and B gone though not found unmarked (a sample's
-	 * special can go another way: freed by the sweep since), C
-	 * unmarked. */
-	snap(f, 0, TAF_SNAP_F_LAST, &C, 1, bucket | TAF_SNAP_DEAD);
+	/* End 2: another sample at A's address (its slot was freed by the
+	 * sweep: allocBits clear), B kept, C born. */
+	memset(&rec, 0, sizeof(rec));
+	hdr(&rec.hdr, TAF_REC_SNAP, (uint16_t)(offsetof(struct taf_rec_snap, s) +
+	    3 * sizeof(rec.s[0])), f->ts += 10);
+	rec.hdr.flags = TAF_SNAP_F_LAST;
+	rec.n = 3;
+	rec.s[0] = (struct taf_snap_sample){ A, bucket };
+	rec.s[1] = (struct taf_snap_sample){ B, bucket | TAF_SNAP_OLD };
+	rec.s[2] = (struct taf_snap_sample){ C, bucket };
+	feed(f, &rec, rec.hdr.len);
+	gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
+	/* End 3: A and B gone, C kept. */
+	snap(f, 0, TAF_SNAP_F_LAST, &C, 1, bucket | TAF_SNAP_OLD);
 	gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
 	/* End 4: nothing; a cut one is no read. */
 	snap(f, 0, TAF_SNAP_F_LAST, NULL, 0, bucket);
@@ -626,7 +626,6 @@ static void test_one_read_a_cycle(void **state)
 	assert_int_equal(r->c.snaps, 4);
 	assert_int_equal(r->c.reads, 0);
 	assert_int_equal(r->c.reads_end, 4);
-	assert_int_equal(r->c.doomed, 2);
 	assert_int_equal(r->c.reborn, 1);
 	finish(f, &c);
 	u64_map_free(&types);

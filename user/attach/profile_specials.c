@@ -103,12 +103,12 @@ static int resolve(const struct go_binary *bin, uint64_t bias,
 	/* Then read with the span header. */
 	if (pl->by_sweepgen && (size_t)(l->mspan_sweepgen.off + 4) > pl->span_read)
 		pl->span_read = (size_t)(l->mspan_sweepgen.off + 4);
-	pl->has_marks = l->mspan_gcmark_bits.size == 8 &&
-			in_span(&l->mspan_gcmark_bits) &&
+	pl->has_alloc_bits = l->mspan_alloc_bits.size == 8 &&
+			in_span(&l->mspan_alloc_bits) &&
 			l->mspan_elemsize.size == 8 && in_span(&l->mspan_elemsize);
-	if (pl->has_marks) {
-		if ((size_t)(l->mspan_gcmark_bits.off + 8) > pl->span_read)
-			pl->span_read = (size_t)(l->mspan_gcmark_bits.off + 8);
+	if (pl->has_alloc_bits) {
+		if ((size_t)(l->mspan_alloc_bits.off + 8) > pl->span_read)
+			pl->span_read = (size_t)(l->mspan_alloc_bits.off + 8);
 		if ((size_t)(l->mspan_elemsize.off + 8) > pl->span_read)
 			pl->span_read = (size_t)(l->mspan_elemsize.off + 8);
 	}
@@ -136,8 +136,7 @@ struct ps_head {
 	uint64_t base, limit;
 	uint32_t sweepgen;         /* as the header was read */
 	bool valid;                /* not swept (or reused) while walked */
-	uint64_t marks, elemsize;  /* ops->marks: the mark bits, slot size */
-	uint64_t fin_off;          /* offset + 1 of its last finalizer so far */
+	uint64_t alloc_bits, elemsize;  /* ops->alloc_bits: allocBits, slot size */
 };
 
 struct ps_hit {
@@ -146,8 +145,7 @@ struct ps_hit {
 	uint64_t bucket;           /* specialprofile.b */
 	uint32_t bkt;              /* index + 1 in ps_reader.bkt */
 	bool want;
-	bool maybe_dead;           /* ops->marks: its mark byte is read */
-	bool unmarked;             /* ... and says it is not marked */
+	bool old;                  /* ops->alloc_bits: its slot's bit is set */
 };
 
 struct ps_walk {
@@ -216,10 +214,6 @@ static int walk_level(struct ps_walk *w)
 				span_error(w, c->head);
 				continue;
 			}
-			/* Sorted by offset, then kind: an object's finalizer
-			 * comes before its sample. */
-			if (buf[l->special_kind.off] == w->pl->fin_kind)
-				h->fin_off = off + 1;
 			if (buf[l->special_kind.off] == w->pl->kind) {
 				if (!GROW(w->hits, w->nhits, w->hits_cap, 256))
 					return -ENOMEM;
@@ -229,9 +223,6 @@ static int walk_level(struct ps_walk *w)
 				hit->head = c->head;
 				hit->addr = h->base + off;
 				memcpy(&hit->bucket, buf + l->specialprofile_b.off, 8);
-				hit->maybe_dead = h->marks && h->elemsize &&
-					!(h->fin_off && (h->fin_off - 1) / h->elemsize ==
-					  off / h->elemsize);
 			}
 			if (next) {
 				struct ps_node *nx = &w->next[w->nnext++];
@@ -401,13 +392,13 @@ bool profile_specials_snap_target(const struct ps_reader *r,
 	out->span_state = (uint16_t)l->mspan_state.off;
 	out->span_specials = (uint16_t)l->mspan_specials.off;
 	out->span_start_addr = (uint16_t)l->mspan_start_addr.off;
-	out->span_gcmark_bits = (uint16_t)l->mspan_gcmark_bits.off;
+	out->span_alloc_bits = (uint16_t)l->mspan_alloc_bits.off;
 	out->span_elemsize = (uint16_t)l->mspan_elemsize.off;
 	out->span_head = (uint16_t)(l->mspan_state.off + 1);
 	{
 		const struct go_field *words[] = {
 			&l->mspan_specials, &l->mspan_start_addr,
-			&l->mspan_gcmark_bits, &l->mspan_elemsize,
+			&l->mspan_alloc_bits, &l->mspan_elemsize,
 		};
 		size_t k;
 
@@ -426,8 +417,6 @@ bool profile_specials_snap_target(const struct ps_reader *r,
 	out->special_kind_off = (uint8_t)l->special_kind.off;
 	out->special_kind_profile = r->kind;
 	out->profile_b = (uint8_t)l->specialprofile_b.off;
-	out->green_tea = r->green_tea;
-	out->special_kind_finalizer = r->fin_kind;
 	return true;
 }
 
@@ -524,11 +513,9 @@ static int span_head(struct ps_walk *w, uint64_t span, const uint8_t *ms)
 		h->sweepgen = (uint32_t)field(ms, &l->mspan_sweepgen);
 		h->valid = unswept(w, h->sweepgen);
 	}
-	if (w->ops->marks && w->pl->has_marks && w->pl->by_sweepgen) {
+	if (w->ops->alloc_bits && w->pl->has_alloc_bits) {
 		h->elemsize = field(ms, &l->mspan_elemsize);
-		h->marks = field(ms, &l->mspan_gcmark_bits);
-		if (TAF_INLINE_MARKS(w->pl->green_tea, h->elemsize))
-			h->marks = TAF_INLINE_MARKS_AT(base);
+		h->alloc_bits = field(ms, &l->mspan_alloc_bits);
 	}
 	w->cur[w->ncur++] = (struct ps_node){
 		.node = specials, .head = (uint32_t)w->nheads++,
@@ -537,26 +524,28 @@ static int span_head(struct ps_walk *w, uint64_t span, const uint8_t *ms)
 }
 
 /*
- * ops->marks: the mark byte of each sample that may be dead, in one
- * batch of reads before check_heads tells whether its span stayed
- * unswept (then the byte was the mark's).  A byte that cannot be read
- * is in a page nothing wrote, a fresh gcBits arena: zero.
+ * ops->alloc_bits: the allocBits byte of each sample, in one batch of
+ * reads before check_heads tells whether its span stayed unswept (then
+ * the byte was the one before the walk: a sweep gives the span other
+ * allocBits, and the old ones are not reused within the cycle).  A byte
+ * that cannot be read is in a page nothing wrote, a fresh gcBits arena:
+ * zero.
  */
-static void read_marks(struct ps_walk *w)
+static void read_alloc_bits(struct ps_walk *w)
 {
 	size_t i, k, n, m, *idx;
 
-	if (!w->ops->marks)
+	if (!w->ops->alloc_bits)
 		return;
 	idx = malloc((w->nhits + 1) * sizeof(*idx));
-	if (!idx) {
-		for (i = 0; i < w->nhits; i++)
-			w->hits[i].maybe_dead = false;
+	if (!idx)
 		return;
-	}
-	for (i = n = 0; i < w->nhits; i++)
-		if (w->hits[i].maybe_dead && w->heads[w->hits[i].head].valid)
+	for (i = n = 0; i < w->nhits; i++) {
+		const struct ps_head *hd = &w->heads[w->hits[i].head];
+
+		if (hd->valid && hd->alloc_bits && hd->elemsize)
 			idx[n++] = i;
+	}
 	for (i = 0; i < n; i += MEM_BATCH_MAX) {
 		uint8_t bytes[MEM_BATCH_MAX];
 		uint64_t slots[MEM_BATCH_MAX];
@@ -567,14 +556,14 @@ static void read_marks(struct ps_walk *w)
 			const struct ps_head *hd = &w->heads[h->head];
 
 			slots[k] = (h->addr - hd->base) / hd->elemsize;
-			mb.addr[k] = hd->marks + slots[k] / 8;
+			mb.addr[k] = hd->alloc_bits + slots[k] / 8;
 			mb.len[k] = 1;
 			mb.dst[k] = &bytes[k];
 		}
 		mem_batch_read(w->t, &mb, m);
 		for (k = 0; k < m; k++)
-			w->hits[idx[i + k]].unmarked = !mb.ok[k] ||
-				!(bytes[k] & (1u << (slots[k] % 8)));
+			w->hits[idx[i + k]].old = mb.ok[k] &&
+				(bytes[k] & (1u << (slots[k] % 8)));
 	}
 	free(idx);
 }
@@ -871,7 +860,7 @@ int profile_specials_walk(const struct target *t, struct ps_reader *r,
 	}
 	if (rc)
 		goto out;
-	read_marks(&w);
+	read_alloc_bits(&w);
 	check_heads(&w);
 	/* Without a span callback (the picture at attach, read whenever it
 	 * is), every sample read is told, as far as its list was read. */
@@ -892,7 +881,8 @@ int profile_specials_walk(const struct target *t, struct ps_reader *r,
 	 * specials (or been reused) under the walk. */
 	for (k = 0; k < w.nhits; k++)
 		w.hits[k].want = w.heads[w.hits[k].head].valid &&
-				 (!ops->want || ops->want(ctx, w.hits[k].addr));
+				 (!ops->want || ops->want(ctx, w.hits[k].addr,
+							  w.hits[k].old));
 	if (rc == 0)
 		rc = read_buckets(&w);
 	for (k = 0; k < w.nhits && rc == 0; k++) {
@@ -901,7 +891,7 @@ int profile_specials_walk(const struct target *t, struct ps_reader *r,
 
 		if (!w.heads[h->head].valid)
 			continue;
-		s.unmarked = h->unmarked;
+		s.old = h->old;
 		if (h->want) {
 			if (!h->bkt) {
 				/* Buckets are never freed: a bucket

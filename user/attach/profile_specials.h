@@ -34,9 +34,10 @@ struct ps_sample {
 	uint64_t size;
 	uint64_t pcs[PS_MAX_PCS];
 	size_t npcs;
-	/* ps_walk_ops.marks: the object is unmarked and has no finalizer,
-	 * so the sweep after this mark frees it. */
-	bool unmarked;
+	/* ps_walk_ops.alloc_bits: the object's slot is set in its span's
+	 * allocBits, so it is the object that was there before the span's
+	 * last sweep (traceaf_events.h: TAF_SNAP_OLD). */
+	bool old;
 };
 
 struct ps_stats {
@@ -66,11 +67,9 @@ struct ps_reader {
 	size_t narenas, arenas_cap;
 	uint8_t *span_buf;
 	uint8_t (*node_bufs)[64];
-	/* For ps_walk_ops.marks, set by the caller after open: Green Tea's
-	 * inline marks (spans of 16..512-byte objects), the finalizer kind;
-	 * has_marks when the layout knows gcmarkBits and elemsize. */
-	bool green_tea, has_marks;
-	uint8_t fin_kind;
+	/* For ps_walk_ops.alloc_bits: the layout knows allocBits and
+	 * elemsize. */
+	bool has_alloc_bits;
 	/* Buckets read so far (a bucket is never freed, nor changes its
 	 * size or stack): address -> index + 1 in bkt, each
 	 * {size, nstk, stack...}. */
@@ -81,9 +80,10 @@ struct ps_reader {
 
 /* What a walk tells its caller. */
 struct ps_walk_ops {
-	/* A sample at ADDR: true when its size and stack are wanted (NULL:
-	 * all); the others come to `sample` with `full` false. */
-	bool (*want)(void *ctx, uint64_t addr);
+	/* A sample at ADDR (OLD: ps_sample.old): true when its size and
+	 * stack are wanted (NULL: all); the others come to `sample` with
+	 * `full` false. */
+	bool (*want)(void *ctx, uint64_t addr, bool old);
 	int (*sample)(void *ctx, const struct ps_sample *s);
 	/*
 	 * Each span with specials walked, [BASE, LIMIT), before its samples:
@@ -112,11 +112,10 @@ struct ps_walk_ops {
 	 */
 	bool any_phase;
 	/*
-	 * Just after a mark (sweepgen_delta -2): tell each sample of a span
-	 * not swept yet whether its object is unmarked (ps_sample.unmarked):
-	 * its mark bits are still the mark's until the sweep reaches it.
+	 * Tell each sample whether its slot is set in its span's allocBits
+	 * (ps_sample.old).
 	 */
-	bool marks;
+	bool alloc_bits;
 };
 
 /*
@@ -149,7 +148,7 @@ int profile_specials_learn_bucket(struct ps_reader *r, uint64_t bucket,
 
 /*
  * Where the BPF programs' snapshot of the samples (TAF_REC_SNAP) reads in
- * the process R was opened for (green_tea and fin_kind set; the caller
+ * the process R was opened for (the caller
  * adds the budget and epoch): false when this runtime's layout has no
  * arenas' pageSpecials to walk by (the daemon then reads every time).
  */

@@ -15,8 +15,9 @@ void sample_reads_init(struct sample_reads *r)
 	u64_map_init(&r->unconfirmed);
 	u64_map_init(&r->ever);
 	u64_map_init(&r->never_read);
-	u64_map_init(&r->doomed);
-	u64_map_init(&r->doomed_next);
+	u64_map_init(&r->reborn);
+	u64_map_init(&r->prev_seen);
+	u64_map_init(&r->freed_since);
 }
 
 void sample_reads_free(struct sample_reads *r)
@@ -29,8 +30,9 @@ void sample_reads_free(struct sample_reads *r)
 	u64_map_free(&r->unconfirmed);
 	u64_map_free(&r->ever);
 	u64_map_free(&r->never_read);
-	u64_map_free(&r->doomed);
-	u64_map_free(&r->doomed_next);
+	u64_map_free(&r->reborn);
+	u64_map_free(&r->prev_seen);
+	u64_map_free(&r->freed_since);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -41,9 +43,8 @@ void sample_reads_begin(struct sample_reads *r)
 	u64_map_init(&r->seen);
 	r->nfresh = 0;
 	r->ntold = 0;
-	r->doomed_set = false;
-	u64_map_free(&r->doomed_next);
-	u64_map_init(&r->doomed_next);
+	u64_map_free(&r->reborn);
+	u64_map_init(&r->reborn);
 	r->ready = false;
 	r->consistent = false;
 	r->partial = false;

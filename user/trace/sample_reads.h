@@ -13,9 +13,10 @@
  * mark phase after its allocation; a read during that phase, or with
  * the world stopped at its end, that no gcSweep overtook saw all of
  * them.  A sample new since the last read was allocated in between; one
- * the read lacks was freed by the sweep in between; at a mark's end,
- * one whose object is unmarked (and has no finalizer) is freed by the
- * sweep that follows, so a sample at its address later is another.
+ * the read lacks was freed by the sweep in between; and one at the
+ * address of a sample the last read saw, whose slot is clear in its
+ * span's allocBits, was allocated after that sweep freed the other one
+ * (allocBits are the sweep's marks, traceaf_events.h TAF_SNAP_OLD).
  *
  * Owns: the keys one read saw and, of those new to the session, the
  * sample itself (typed, with its bucket's PCs); whether the read was
@@ -91,13 +92,13 @@ struct sample_reads_counts {
 	uint64_t snap_ns_total, snap_ns_max;  /* what they added to the pauses */
 	uint64_t snap_taken;        /* snapshots ended, whole or not */
 	uint64_t snap_suspended;    /* times a cut stopped them, for a while */
-	uint64_t doomed;            /* samples a mark's end found unmarked */
-	uint64_t reborn;            /* of those, ones whose address held a
-				       sample again at the next read */
-	/* --check-reads: samples found unmarked that the probes did not see
-	 * freed by the next mark; samples the probes saw freed after a
-	 * mark's end whose snapshot did not find them unmarked. */
-	uint64_t check_doomed_alive, check_undoomed_freed;
+	uint64_t reborn;            /* samples at the address of one the last
+				       read saw, allocated since the sweep
+				       freed that one: a free and a birth */
+	/* --check-reads: samples at an address the last read saw, told
+	 * reborn though the probes did not free that one since; told the
+	 * same though they did. */
+	uint64_t check_reborn_unfreed, check_same_freed;
 };
 
 struct sample_reads {
@@ -130,13 +131,17 @@ struct sample_reads {
 				       have not allocated yet */
 	struct u64_map ever;        /* --check-reads: probed samples a read saw */
 	struct u64_map never_read;    /* --check-reads: probed, never read */
-	/* Samples the snapshot at the last mark's end found unmarked
-	 * (TAF_SNAP_DEAD): freed then, as the sweep will (kept until the
-	 * next read to count a sample found at one of their addresses
-	 * reborn; with --check-reads, held against the probes' frees).
-	 * doomed_next gathers them while a snapshot comes. */
-	struct u64_map doomed, doomed_next;
-	bool doomed_set;            /* doomed (and seen) are a mark end's */
+	/* A gcSweep began since the last read applied (at SWEPT_AT, just
+	 * after its mark's end): this read's allocBits tell a sample the
+	 * session holds from a new one at its address (REBORN: their keys),
+	 * and what the read lacks was freed then. */
+	bool swept;
+	bool use_old;               /* this read's allocBits tell (not at any time) */
+	uint64_t swept_at;
+	struct u64_map reborn;
+	/* --check-reads: the last applied read's keys, and what the probes
+	 * freed since. */
+	struct u64_map prev_seen, freed_since;
 	struct sample_reads_counts c;
 };
 

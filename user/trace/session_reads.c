@@ -5,14 +5,13 @@
  * cycle and makes events of what changed since the last read.  The read
  * at each mark's end (the BPF programs', in the pause) is enough alone:
  * samples new to the session were allocated since the last read
- * (HeapObjectAlloc just before the mark's end), those it lacks were
- * freed by the last sweep, those it found unmarked are freed by the
- * sweep that begins (HeapObjectFree just after).  A read at the mark's
- * start comes too while the daemon reads (a heap too big for the pause)
- * or a cut is near: frees and births since the last mark's end, at the
- * mark.  The read as tracing stops adds what came since.  With
- * --check-reads the reads are held against the exact probes' samples
- * instead.
+ * (HeapObjectAlloc just before the mark's end); those it lacks, or whose
+ * slot the last sweep freed and gave to another sample (allocBits), were
+ * freed by that sweep (HeapObjectFree just after the last mark's end).
+ * A read at the mark's start comes too while the daemon reads (a heap
+ * too big for the pause) or a cut is near.  The read as tracing stops
+ * adds what came since.  With --check-reads the reads are held against
+ * the exact probes' samples instead.
  */
 #include "trace/session.h"
 #include "trace/session_impl.h"
@@ -50,8 +49,6 @@ static void reads_open(struct session *s)
 					     s->prof_kind, &r->reader,
 					     r->reader_err,
 					     sizeof(r->reader_err));
-	r->reader.green_tea = probe_plan_green_tea(go_binary_build_info(s->bin));
-	r->reader.fin_kind = probe_plan_finalizer_kind(s->go_minor);
 	if (r->reader_rc || !s->pause_budget_ns || !s->probes ||
 	    !profile_specials_snap_target(&r->reader, &r->snap_target))
 		return;
@@ -150,29 +147,63 @@ const struct sample_reads *session_reads(const struct session *s)
 	return session_reads_samples(s) ? &s->reads : NULL;
 }
 
+/*
+ * Whether the sample at ADDR is one the session holds, as the last read
+ * saw it: at its address, and, when a sweep came since, in a slot that
+ * sweep kept (OLD).  Where it does not (--check-reads: the last read
+ * saw a sample there), another one took a freed one's address.  Only
+ * for reads at a mark or its end: the allocBits of a read at any time
+ * may be of a sweep before the last read or after it, span by span.
+ */
+static bool read_reborn(const struct session *s, uint64_t key, bool old)
+{
+	const struct sample_reads *r = &s->reads;
+
+	if (old || !r->swept || !r->use_old)
+		return false;
+	if (s->check_reads)
+		return u64_map_get(&r->prev_seen, key, NULL);
+	return u64_map_get(&s->sampled, key, NULL);
+}
+
 /* A read needs the size and stack of the samples the session lacks. */
-static bool read_wants(void *arg, uint64_t addr)
+static bool read_wants(void *arg, uint64_t addr, bool old)
 {
 	const struct session *s = arg;
 	uint64_t key = sample_key(addr);
 
 	return !u64_map_get(&s->sampled, key, NULL) ||
-	       u64_map_get(&s->reads.doomed, key, NULL);
+	       read_reborn(s, key, old);
 }
 
-/* A sample of a read: its key, and the sample if the session lacks it. */
+/*
+ * A sample of a read: its key; whether it is another than the one the
+ * session holds at its address (--check-reads: held against what the
+ * probes freed since the last read); the sample if the session lacks
+ * it.
+ */
 static int read_sample(void *arg, const struct ps_sample *ps)
 {
 	struct session *s = arg;
+	struct sample_reads *r = &s->reads;
 	uint64_t key = sample_key(ps->addr), type;
 	struct sample_fresh *f;
-	int rc = sample_reads_key(&s->reads, key);
+	int rc = sample_reads_key(r, key);
 
-	if (rc == 0 && ps->unmarked)
-		rc = u64_map_put(&s->reads.doomed_next, key, 1) ? -ENOMEM : 0;
+	if (rc == 0 && read_reborn(s, key, ps->old)) {
+		r->c.reborn++;
+		if (s->check_reads)
+			r->c.check_reborn_unfreed +=
+				!u64_map_get(&r->freed_since, key, NULL);
+		else
+			rc = u64_map_put(&r->reborn, key, 1) ? -ENOMEM : 0;
+	} else if (rc == 0 && s->check_reads && r->swept && r->use_old &&
+		   u64_map_get(&r->prev_seen, key, NULL)) {
+		r->c.check_same_freed += u64_map_get(&r->freed_since, key, NULL);
+	}
 	if (rc || !ps->full)
 		return rc;
-	f = sample_reads_fresh(&s->reads);
+	f = sample_reads_fresh(r);
 	if (!f)
 		return -ENOMEM;
 	f->key = key;
@@ -224,6 +255,7 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 
 	sample_reads_begin(r);
 	r->sweeps = sweeps;
+	r->use_old = when != READ_ANY;
 	if (!s->probes || !s->sample_types || s->target.gone)
 		return;
 	if (r->reader_rc == 1)
@@ -241,6 +273,7 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 		r->c.late++;
 		if (when == READ_MARK && !s->check_reads) {
 			when = READ_ANY;
+			r->use_old = false;
 			ok = true;
 		}
 	}
@@ -253,7 +286,7 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 			 * check. */
 			.swept_since = when == READ_MARK ? read_swept_since : NULL,
 			.any_phase = when == READ_ANY,
-			.marks = when == READ_MARK_END,
+			.alloc_bits = true,
 		};
 
 		char err[160];
@@ -277,21 +310,25 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 }
 
 /*
- * The samples the session holds and the read lacks (in the spans it
- * tells of): freed by the sweep before this read, HeapObjectFree events
- * at AT.  (Those a mark's end found unmarked were freed then:
- * read_doomed.)  The keys are taken first: a map is not changed while
- * it is walked.
+ * The samples the session holds that the read lacks (in the spans it
+ * tells of), or finds another sample in the place of (reborn): freed by
+ * a sweep since the last read, their HeapObjectFree at AT, or just after
+ * the last mark's end when a sweep came since (it freed them).  The keys
+ * are taken first: a map is not changed while it is walked.
  */
 static int read_gone(struct session *s, const struct taf_rec_addr *at)
 {
-	uint64_t key, v, *dead = NULL;
+	struct sample_reads *r = &s->reads;
+	uint64_t key, v, *dead = NULL, ts = at->hdr.ts;
 	size_t it = 0, n = 0, cap = 0, i;
 	int rc = 0;
 
+	if (r->swept && r->swept_at && r->swept_at < ts)
+		ts = r->swept_at;
 	while (u64_map_next(&s->sampled, &it, &key, &v)) {
-		if (!sample_reads_told(&s->reads, key) ||
-		    u64_map_get(&s->reads.seen, key, NULL))
+		if (!sample_reads_told(r, key) ||
+		    (u64_map_get(&r->seen, key, NULL) &&
+		     !u64_map_get(&r->reborn, key, NULL)))
 			continue;
 		if (!GROW(dead, n, cap, 64)) {
 			free(dead);
@@ -301,35 +338,10 @@ static int read_gone(struct session *s, const struct taf_rec_addr *at)
 	}
 	for (i = 0; i < n && rc == 0; i++) {
 		u64_map_del(&s->sampled, dead[i]);
-		rc = session_emit(s, at->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
-				  at->hdr.ts, session_heap_object_id(s, dead[i]),
-				  0, 0);
+		rc = session_emit(s, at->hdr.tid, TW_EV_HEAP_OBJECT_FREE, ts,
+				  session_heap_object_id(s, dead[i]), 0, 0);
 	}
 	free(dead);
-	return rc;
-}
-
-/*
- * The samples a mark's end found unmarked (r->doomed): the sweep that
- * begins as the world restarts frees them (an unmarked object with a
- * finalizer is not counted unmarked, snap.bpf.h), so their
- * HeapObjectFree goes at AT, just after the mark's end, in the cycle
- * whose sweep frees them.  A sample at one of their addresses later is
- * another one (read_born counts it reborn).
- */
-static int read_doomed(struct session *s, const struct taf_rec_addr *at)
-{
-	uint64_t key, v;
-	size_t it = 0;
-	int rc = 0;
-
-	while (rc == 0 && u64_map_next(&s->reads.doomed, &it, &key, &v)) {
-		if (!u64_map_del(&s->sampled, key))
-			continue;
-		rc = session_emit(s, at->hdr.tid, TW_EV_HEAP_OBJECT_FREE,
-				  at->hdr.ts, session_heap_object_id(s, key),
-				  0, 0);
-	}
 	return rc;
 }
 
@@ -349,8 +361,6 @@ static int read_born(struct session *s, const struct taf_rec_addr *mark,
 
 	if (u64_map_get(&s->sampled, f->key, NULL))
 		return 0;   /* twice in one read: a list changed under it */
-	/* At an address whose sample the last mark's end freed. */
-	s->reads.c.reborn += u64_map_get(&s->reads.doomed, f->key, NULL);
 	if (!f->known)
 		s->counts.samples_untyped++;
 	e = session_sampled_type(s, &r);
@@ -382,9 +392,6 @@ static int read_check(struct session *s, const struct taf_rec_addr *mark)
 
 	r->c.checked_partial += r->partial;
 	r->c.check_extra += r->unconfirmed.len;
-	/* Doomed samples the probes did not see freed (session_sampled.c
-	 * deletes those it does). */
-	r->c.check_doomed_alive += r->doomed.len;
 	u64_map_free(&r->unconfirmed);
 	u64_map_init(&r->unconfirmed);
 	/* What the read saw that the probes hold: seen once, a sample is
@@ -514,6 +521,7 @@ int session_sampled_snap(struct session *s, const struct taf_rec_snap *rec)
 		return 0;
 	if (rec->seq == 0) {
 		sample_reads_begin(r);
+		r->use_old = true;
 		r->snap_building = r->snap_whole = true;
 		r->snap_next = 0;
 	}
@@ -525,11 +533,11 @@ int session_sampled_snap(struct session *s, const struct taf_rec_snap *rec)
 	for (i = 0; i < rec->n && rc == 0 && r->snap_whole; i++) {
 		struct ps_sample ps = {
 			.addr = rec->s[i].addr,
-			.unmarked = rec->s[i].bucket & TAF_SNAP_DEAD,
+			.old = rec->s[i].bucket & TAF_SNAP_OLD,
 		};
-		uint64_t bucket = rec->s[i].bucket & ~TAF_SNAP_DEAD;
+		uint64_t bucket = rec->s[i].bucket & ~TAF_SNAP_OLD;
 
-		if (read_wants(s, ps.addr)) {
+		if (read_wants(s, ps.addr, ps.old)) {
 			rc = profile_specials_bucket(&s->target, &r->reader,
 						     bucket, &ps);
 			if (rc == -EIO) {
@@ -581,74 +589,77 @@ static bool snap_taken(struct session *s, const struct taf_rec_addr *at)
 }
 
 /*
+ * A read was applied: the next one's allocBits are of a sweep after it
+ * only if a gcSweep comes first (session_sampled_read_end);
+ * --check-reads keeps its keys, to hold the next one's against the
+ * probes' frees since.  Not a partial read's (the daemon's at a mark's
+ * end, of the spans the sweep had not reached): the whole read before
+ * it and the frees since stay what the next read is held against.
+ */
+static void read_applied(struct sample_reads *r, bool check)
+{
+	r->swept = false;
+	if (check && !r->partial) {
+		struct u64_map tmp = r->prev_seen;
+
+		r->prev_seen = r->seen;
+		r->seen = tmp;
+		u64_map_free(&r->freed_since);
+		u64_map_init(&r->freed_since);
+	}
+}
+
+/*
  * A mark ended (TAF_REC_GC_CYCLE, gcSweep's entry, world stopped).  The
  * read here is the one the BPF programs took in the pause, or else the
  * daemon's, partial (the sweep begins as the world restarts: the spans
- * it has not reached).  It tells three things:
- *  - the samples new to the session were allocated since the last read
- *    (during this mark, or since the last mark's end when no read was
- *    made at this mark's start): their HeapObjectAlloc goes just before
- *    the mark's end, in the cycle whose mark first saw them;
- *  - with no read at this mark's start, the samples the session holds
- *    and the read lacks were freed by the last sweep (read_gone);
- *  - the samples it found unmarked are freed by the sweep beginning now
- *    (read_doomed), just after the mark's end.
- * That is every birth and death by the cycle, from one read a cycle
- * (one probe: gc_mark is attached only for the daemon's reads,
- * session_wants_mark_probe).
+ * it has not reached).  The samples new to the session were allocated
+ * since the last read (during this mark, or since the last mark's end
+ * when no read was made at this mark's start): their HeapObjectAlloc
+ * goes just before the mark's end, in the cycle whose mark first saw
+ * them.  With no read at this mark's start, the samples the session
+ * holds that the read lacks, or finds another sample in the place of,
+ * were freed by the last sweep (read_gone).  That is every birth and
+ * death by the cycle from one read a cycle (one probe: gc_mark is
+ * attached only while the daemon reads, session_wants_mark_probe).  The
+ * sweep that begins now is remembered: the next read's allocBits are
+ * its.
  */
 int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 {
 	struct sample_reads *r = &s->reads;
-	struct taf_rec_addr born = *end, freed = *end;
+	struct taf_rec_addr born = *end;
 	bool snap = snap_taken(s, end);
 	bool alone = !r->mark_seen;
-	int rc;
+	int rc = 0;
 
 	r->mark_seen = false;
 	/* --check-reads compares at a mark's end only what its start's
 	 * read began; the first mark's end is not compared. */
-	if (alone && s->check_reads) {
-		u64_map_free(&r->doomed);
-		u64_map_init(&r->doomed);
-		r->doomed_set = false;
-		return 0;
-	}
+	if (alone && s->check_reads)
+		goto swept;
 	if (!snap)
 		read_now(s, !alone ? r->mark_sweeps + 1 : s->probes ?
 			 probes_gc_sweeps(s->probes, s->target.pid) : 0,
 			 READ_MARK_END);
-	if (!read_taken(r, &r->c.missed_end)) {
-		u64_map_free(&r->doomed);
-		u64_map_init(&r->doomed);
-		r->doomed_set = false;
-		return 0;
-	}
-	born.hdr.ts = end->hdr.ts ? end->hdr.ts - 1 : 0;
-	freed.hdr.ts = end->hdr.ts + 1;
-	rc = 0;
-	if (!s->check_reads) {
+	if (!read_taken(r, &r->c.missed_end))
+		goto swept;
+	if (s->check_reads) {
+		rc = read_check_end(s);
+	} else {
+		born.hdr.ts = end->hdr.ts ? end->hdr.ts - 1 : 0;
 		r->c.reads_end++;
 		r->c.partial += alone && r->partial;
 		if (alone)
 			rc = read_gone(s, &born);
-		/* Reborn: counted against the last mark's end's doomed. */
 		if (rc == 0)
 			rc = read_births(s, &born);
 	}
-	{
-		struct u64_map tmp = r->doomed;
-
-		r->doomed = r->doomed_next;
-		r->doomed_next = tmp;
-		u64_map_free(&r->doomed_next);
-		u64_map_init(&r->doomed_next);
-		r->c.doomed += r->doomed.len;
-		r->doomed_set = true;
-	}
-	if (s->check_reads)
-		return read_check_end(s);
-	return rc ? rc : read_doomed(s, &freed);
+	read_applied(r, s->check_reads);
+swept:
+	r->swept = true;
+	r->swept_at = end->hdr.ts + 1;
+	return rc;
 }
 
 int session_sampled_read(struct session *s, const struct taf_rec_addr *mark)
@@ -671,9 +682,7 @@ int session_sampled_read(struct session *s, const struct taf_rec_addr *mark)
 		if (rc == 0)
 			rc = read_births(s, mark);
 	}
-	/* Those the sweep freed are gone now, whatever this read was. */
-	u64_map_free(&r->doomed);
-	u64_map_init(&r->doomed);
+	read_applied(r, s->check_reads);
 	return rc;
 }
 

@@ -131,12 +131,10 @@ int session_sampled_free(struct session *s, const struct taf_rec_addr *r)
 	if (s->check_reads) {
 		u64_map_del(&s->reads.ever, key);
 		u64_map_del(&s->reads.never_read, key);
-		/* Freed by the sweep after a mark's end: the snapshot there
-		 * must have found it unmarked (r->seen is that read's set
-		 * until the next read begins). */
-		if (!u64_map_del(&s->reads.doomed, key) &&
-		    u64_map_get(&s->reads.seen, key, NULL) && s->reads.doomed_set)
-			s->reads.c.check_undoomed_freed++;
+		/* The next read's allocBits must tell a sample at this
+		 * address from this one (read_sample). */
+		if (u64_map_put(&s->reads.freed_since, key, 1))
+			return -ENOMEM;
 	}
 	if (!u64_map_del(&s->sampled, key)) {
 		/* Sampled before we came: not in this trace. */

@@ -74,22 +74,22 @@ static void write_reads(FILE *f, const struct session *s)
 		", \"in_pause_steps_max\": %" PRIu64
 		", \"in_pause_taken\": %" PRIu64 ", \"in_pause_ns_total\": %" PRIu64
 		", \"in_pause_ns_max\": %" PRIu64
-		", \"doomed\": %" PRIu64 ", \"reborn\": %" PRIu64,
+		", \"reborn\": %" PRIu64,
 		c->snaps, c->snaps_cut, c->snaps_unread, c->snap_steps_max,
 		c->snap_taken, c->snap_ns_total, c->snap_ns_max,
-		c->doomed, c->reborn);
+		c->reborn);
 	if (s->check_reads)
 		fprintf(f, ", \"checked\": %" PRIu64 ", \"checked_partial\": %" PRIu64
 			", \"check_missing\": %" PRIu64
 			", \"check_extra\": %" PRIu64 ", \"check_never_read\": %" PRIu64
 			", \"check_unconfirmed\": %zu"
-			", \"check_doomed_alive\": %" PRIu64
-			", \"check_undoomed_freed\": %" PRIu64,
+			", \"check_reborn_unfreed\": %" PRIu64
+			", \"check_same_freed\": %" PRIu64,
 			c->checked, c->checked_partial, c->check_missing,
 			c->check_extra,
 			c->check_never_read,
-			s->reads.unconfirmed.len, c->check_doomed_alive,
-			c->check_undoomed_freed);
+			s->reads.unconfirmed.len, c->check_reborn_unfreed,
+			c->check_same_freed);
 	fputc('}', f);
 }
 
