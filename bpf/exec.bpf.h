@@ -12,7 +12,7 @@
  * A copy of every exec record, in a ring of its own that the daemon reads
  * before the main one: the main ring can hold a second of other
  * processes' records ahead of an exec, and a process whose executable is
- * new runs unprobed until the daemon gets to it (issue 14).
+ * new runs unprobed until the daemon gets to it.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -193,7 +193,7 @@ static __u64 site_cookie(const struct probes *p, const struct probe_site *s)
 /*
  * The callers into alloc_callers a few thousand per bpf(2) call: with
  * --memprofilerate a big service has 100 000-200 000 of them, and one
- * syscall each was most of a cached attach (issue 16).  Returns how many
+ * syscall each was most of a cached attach.  Returns how many
  * went in; the caller puts the rest one by one (a kernel without batch
  * operations on hash maps, or a full map: its errors are handled there).
  */

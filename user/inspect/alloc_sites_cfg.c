@@ -242,7 +242,7 @@ static int describe_cb(void *arg, size_t i, const void *ci)
  *
  * One capstone pass with operand details gives both the instruction list
  * (disasm.h) and the facts of each (as_describe): decoding twice was half
- * of the planning time on big binaries (issue 16).
+ * of the planning time on big binaries.
  */
 int as_fn_load(struct fn *f, const struct as_env *env, uint64_t entry,
 	    uint64_t size)

@@ -6,7 +6,7 @@
  * That was fine for a few dozen lookups, but go_binary_foreach_func asks
  * for the name of every wrapper (to skip the ABI twin of a function): on
  * a service with 200k functions and tens of thousands of wrappers that is
- * billions of name comparisons, most of the 5 minutes issue 16 measured on
+ * billions of name comparisons, most of the 5 minutes once measured on
  * Prometheus.  One pass builds this table (a few ms); lookups then follow
  * go_pclntab_find's rule exactly (the entry with funcID 0 wins, else the
  * first one in table order).

@@ -205,7 +205,8 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 		t->since_clock_check = 0;
 		if (tracer_now_ns() - t->poll_started > 50000000ull)
 			t->yield_poll = true;
-		/* A new program waits for none of the backlog (issue 14). */
+		/* An exec waits for none of the backlog: its process runs
+		 * unprobed until the daemon handles it (exec.bpf.h). */
 		if (t->hints)
 			ring_buffer__consume(t->hints);
 	}
