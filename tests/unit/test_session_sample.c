@@ -449,22 +449,19 @@ static void gc_rec(struct fx *f, uint16_t kind, uint32_t flags, uint64_t addr)
 	feed(f, &r, sizeof(r));
 }
 
-static void test_snapshots_are_the_reads(void **state)
+/*
+ * A --memprofilerate session with reads, on this process (laid out as Go
+ * 1.27's), begun, the heap's base set: its samples name *BUCKET (size
+ * 64, one PC, in bucket_mem); the reads are typed by TYPES.
+ */
+static struct fx *reads_session(struct u64_map *types, uint64_t *bucket)
 {
 	struct session_opts so = { .sample = 1, .memprofilerate = 4096,
 				   .sample_reads = true };
 	struct fx *f = calloc(1, sizeof(*f));
-	const uint64_t A = HEAP + 0x100, B = HEAP + 0x2000, C = HEAP + 0x4000,
-		       D = HEAP + 0x6000, E = HEAP + 0x8000;
-	const uint64_t ab[] = { A, B }, abc[] = { A, B, C }, ac[] = { A, C },
-		       acd[] = { A, C, D };
-	const struct sample_reads *r;
 	struct ps_reader pr;
-	struct u64_map types;
 	struct target tg;
-	struct counts c;
 	char err[256];
-	uint64_t bucket;
 
 	assert_non_null(f);
 	strcpy(f->dir, "/tmp/test_session_sample.XXXXXX");
@@ -473,9 +470,8 @@ static void test_snapshots_are_the_reads(void **state)
 	f->bin = open_bin(27, "");
 	assert_int_equal(profile_specials_open(f->bin, 0, 4, &pr, err,
 					       sizeof(err)), 0);
-	/* size 64, one PC: where the bucket's size is at its layout's
-	 * offset. */
-	bucket = (uint64_t)(uintptr_t)bucket_mem - (uint64_t)pr.l.bucket_size.off;
+	/* Where the bucket's size is at its layout's offset. */
+	*bucket = (uint64_t)(uintptr_t)bucket_mem - (uint64_t)pr.l.bucket_size.off;
 	bucket_mem[0] = 64;
 	bucket_mem[1] = 1;
 	bucket_mem[2] = 0x401000;
@@ -483,13 +479,29 @@ static void test_snapshots_are_the_reads(void **state)
 	assert_int_equal(target_open(getpid(), &tg, err, sizeof(err)), 0);
 	assert_int_equal(session_start(&f->s, &tg, f->bin, 0, &so, err,
 				       sizeof(err)), 0);
-	u64_map_init(&types);
+	u64_map_init(types);
 	/* No probes: no daemon read and no BPF to ask; only the records. */
-	session_set_sample_reader(f->s, NULL, &types, 4);
+	session_set_sample_reader(f->s, NULL, types, 4);
 	assert_int_equal(session_begin(f->s, 1), 0);
 	f->ts = T0;
 	/* The heap's base, from a first event (the process is no Go one). */
 	span_alloc(f, HEAP, (uint8_t)(6 << 1));
+	return f;
+}
+
+static void test_snapshots_are_the_reads(void **state)
+{
+	struct fx *f;
+	const uint64_t A = HEAP + 0x100, B = HEAP + 0x2000, C = HEAP + 0x4000,
+		       D = HEAP + 0x6000, E = HEAP + 0x8000;
+	const uint64_t ab[] = { A, B }, abc[] = { A, B, C }, ac[] = { A, C },
+		       acd[] = { A, C, D };
+	const struct sample_reads *r;
+	struct u64_map types;
+	struct counts c;
+	uint64_t bucket;
+
+	f = reads_session(&types, &bucket);
 
 	/* A mark: A and B born; its end: C too. */
 	snap(f, 0, TAF_SNAP_F_LAST, ab, 2, bucket);
@@ -559,39 +571,15 @@ static void test_snapshots_are_the_reads(void **state)
  */
 static void test_one_read_a_cycle(void **state)
 {
-	struct session_opts so = { .sample = 1, .memprofilerate = 4096,
-				   .sample_reads = true };
-	struct fx *f = calloc(1, sizeof(*f));
+	struct fx *f;
 	const uint64_t A = HEAP + 0x100, B = HEAP + 0x2000, C = HEAP + 0x4000;
 	const struct sample_reads *r;
 	struct taf_rec_snap rec;
-	struct ps_reader pr;
 	struct u64_map types;
-	struct target tg;
 	struct counts c;
-	char err[256];
 	uint64_t bucket;
 
-	assert_non_null(f);
-	strcpy(f->dir, "/tmp/test_session_sample.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	so.dir = f->dir;
-	f->bin = open_bin(27, "");
-	assert_int_equal(profile_specials_open(f->bin, 0, 4, &pr, err,
-					       sizeof(err)), 0);
-	bucket = (uint64_t)(uintptr_t)bucket_mem - (uint64_t)pr.l.bucket_size.off;
-	bucket_mem[0] = 64;
-	bucket_mem[1] = 1;
-	bucket_mem[2] = 0x401000;
-	profile_specials_close(&pr);
-	assert_int_equal(target_open(getpid(), &tg, err, sizeof(err)), 0);
-	assert_int_equal(session_start(&f->s, &tg, f->bin, 0, &so, err,
-				       sizeof(err)), 0);
-	u64_map_init(&types);
-	session_set_sample_reader(f->s, NULL, &types, 4);
-	assert_int_equal(session_begin(f->s, 1), 0);
-	f->ts = T0;
-	span_alloc(f, HEAP, (uint8_t)(6 << 1));
+	f = reads_session(&types, &bucket);
 
 	/* End 1: A and B born. */
 	{
