@@ -38,7 +38,6 @@
 #define SNAP_STEPS_MAX (1u << 22)
 /* Steps between two looks at the clock. */
 #define SNAP_CLOCK_EVERY 16
-__u64 dbg_mark2_ns, dbg_base_ns, dbg_mark_reads, dbg_mark_ns, dbg_node_ns, dbg_node_reads, dbg_span_ns, dbg_span_reads;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -205,12 +204,9 @@ static __always_inline int snap_node(struct snap_scratch *sc,
 	__u64 need = (__u64)t->profile_b + 8;
 	__u32 kind_off = t->special_kind_off, n;
 
-	__u64 t1 = bpf_ktime_get_ns();
 	if (need < 16 || need > sizeof(nb) || kind_off >= 32 ||
 	    bpf_probe_read_user(nb, need, (void *)w->node))
 		return -1;
-	__sync_fetch_and_add(&dbg_node_ns, bpf_ktime_get_ns() - t1);
-	__sync_fetch_and_add(&dbg_node_reads, 1);
 	off = t->special_offset_size == 2 ? nb[1] & 0xffff : nb[1];
 	kind = ((__u8 *)nb)[kind_off & 31];
 	if (kind == t->special_kind_profile) {
@@ -243,12 +239,9 @@ static __always_inline int snap_span(struct snap_scratch *sc,
 	if (bpf_probe_read_user(&span, 8, (void *)(w->ha + t->ha_spans +
 						  (__u64)page * 8)) || !span)
 		return -1;
-	__u64 t2 = bpf_ktime_get_ns();
 	if (head < 8 || head > SNAP_SPAN_HEAD_MAX ||
 	    bpf_probe_read_user(sc->span, head, (void *)span))
 		return -1;
-	__sync_fetch_and_add(&dbg_span_ns, bpf_ktime_get_ns() - t2);
-	__sync_fetch_and_add(&dbg_span_reads, 1);
 	if (sc->span[t->span_state & (SNAP_SPAN_HEAD_MAX - 1)] != SNAP_MSPAN_IN_USE)
 		return 0;
 	/* Pointer fields: 8-byte aligned, below span_head (the daemon
