@@ -142,6 +142,10 @@ struct sample_reads {
 	/* --check-reads: the last applied read's keys, and what the probes
 	 * freed since. */
 	struct u64_map prev_seen, freed_since;
+	uint32_t prev_sweeps;       /* gcSweeps since prev_seen's read: the
+				       flags are held against the probes
+				       only after one (they tell of the last
+				       sweep alone) */
 	struct sample_reads_counts c;
 };
 

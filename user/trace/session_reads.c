@@ -193,11 +193,12 @@ static int read_sample(void *arg, const struct ps_sample *ps)
 	if (rc == 0 && read_reborn(s, key, ps->old)) {
 		r->c.reborn++;
 		if (s->check_reads)
-			r->c.check_reborn_unfreed +=
+			r->c.check_reborn_unfreed += r->prev_sweeps == 1 &&
 				!u64_map_get(&r->freed_since, key, NULL);
 		else
 			rc = u64_map_put(&r->reborn, key, 1) ? -ENOMEM : 0;
 	} else if (rc == 0 && s->check_reads && r->swept && r->use_old &&
+		   r->prev_sweeps == 1 &&
 		   u64_map_get(&r->prev_seen, key, NULL)) {
 		r->c.check_same_freed += u64_map_get(&r->freed_since, key, NULL);
 	}
@@ -310,6 +311,19 @@ static void read_now(struct session *s, uint64_t sweeps, enum read_when when)
 }
 
 /*
+ * The thread the reads' events go on: one for the session, not the GC
+ * record's.  A free is stamped at the last sweep's start, two
+ * nanoseconds after a sample born at that mark's end, the same 64 ns
+ * tick, and a generation's floor can move both to one time: on two
+ * threads the parser could order the free first; on one, the order
+ * they were written in is theirs.
+ */
+static uint64_t read_thread(const struct session *s)
+{
+	return (uint64_t)(uint32_t)s->target.pid;
+}
+
+/*
  * The samples the session holds that the read lacks (in the spans it
  * tells of), or finds another sample in the place of (reborn): freed by
  * a sweep since the last read, their HeapObjectFree at AT, or just after
@@ -338,7 +352,7 @@ static int read_gone(struct session *s, const struct taf_rec_addr *at)
 	}
 	for (i = 0; i < n && rc == 0; i++) {
 		u64_map_del(&s->sampled, dead[i]);
-		rc = session_emit(s, at->hdr.tid, TW_EV_HEAP_OBJECT_FREE, ts,
+		rc = session_emit(s, read_thread(s), TW_EV_HEAP_OBJECT_FREE, ts,
 				  session_heap_object_id(s, dead[i]), 0, 0);
 	}
 	free(dead);
@@ -369,7 +383,7 @@ static int read_born(struct session *s, const struct taf_rec_addr *mark,
 	if (u64_map_put(&s->sampled, f->key, session_sampled_value(s, e, ref)))
 		return -ENOMEM;
 	id = session_heap_object_id(s, f->key);
-	rc = session_emit(s, mark->hdr.tid, TW_EV_HEAP_OBJECT_ALLOC,
+	rc = session_emit(s, read_thread(s), TW_EV_HEAP_OBJECT_ALLOC,
 			  mark->hdr.ts, id, session_gen_type_id(s, e), 0);
 	if (rc == 0 && s->stacks)
 		alloc_stacks_note_ref(s->stacks, id, tw_gen_last_event_ts(s->gen),
@@ -604,6 +618,7 @@ static void read_applied(struct sample_reads *r, bool check)
 
 		r->prev_seen = r->seen;
 		r->seen = tmp;
+		r->prev_sweeps = 0;
 		u64_map_free(&r->freed_since);
 		u64_map_init(&r->freed_since);
 	}
@@ -658,6 +673,7 @@ int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 	read_applied(r, s->check_reads);
 swept:
 	r->swept = true;
+	r->prev_sweeps++;
 	r->swept_at = end->hdr.ts + 1;
 	return rc;
 }
