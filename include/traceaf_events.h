@@ -169,7 +169,7 @@ struct taf_rec_addr {
  * Green Tea GC (Go 1.26 by default, 1.25 by GOEXPERIMENT) keeps the mark
  * bits of spans of 16..512-byte objects inline, in the span's last 64
  * bytes (runtime/mgcmark_greenteagc.go, spanInlineMarkBitsFromBase): where
- * span_sweep, the snapshots and the daemon's reads find a span's marks.
+ * span_sweep finds a span's marks.
  */
 #define TAF_INLINE_MARKS(green_tea, elemsize) \
 	((green_tea) && (elemsize) >= 16 && (elemsize) <= 512)

@@ -450,18 +450,17 @@ int probes_attach_one(struct probes *p, const struct probe_site *s,
 		}
 		out->fd = fd;
 		return 0;
-	} else {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
+	}
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .bpf_cookie = cookie);
 
-		out->link = bpf_program__attach_uprobe_opts(prog, pid, binary_path,
-							    s->file_off, &opts);
-		if (!out->link) {
-			int rc = -errno;
+	out->link = bpf_program__attach_uprobe_opts(prog, pid, binary_path,
+						    s->file_off, &opts);
+	if (!out->link) {
+		int rc = -errno;
 
-			snprintf(err, errlen, "cannot attach the uprobe on %s: %s",
-				 s->func, strerror(-rc));
-			return rc;
-		}
+		snprintf(err, errlen, "cannot attach the uprobe on %s: %s",
+			 s->func, strerror(-rc));
+		return rc;
 	}
 	return 0;
 }

@@ -150,8 +150,8 @@ const struct sample_reads *session_reads(const struct session *s)
 /*
  * Whether the sample at ADDR is one the session holds, as the last read
  * saw it: at its address, and, when a sweep came since, in a slot that
- * sweep kept (OLD).  Where it does not (--check-reads: the last read
- * saw a sample there), another one took a freed one's address.  Only
+ * sweep kept (OLD).  Where it does not, another one took a freed one's
+ * address.  Only
  * for reads at a mark or its end: the allocBits of a read at any time
  * may be of a sweep before the last read or after it, span by span.
  */
@@ -161,9 +161,26 @@ static bool read_reborn(const struct session *s, uint64_t key, bool old)
 
 	if (old || !r->swept || !r->use_old)
 		return false;
-	if (s->check_reads)
-		return u64_map_get(&r->prev_seen, key, NULL);
 	return u64_map_get(&s->sampled, key, NULL);
+}
+
+/*
+ * --check-reads: a sample at an address the last whole read saw, after a
+ * sweep: its flag against the probes' frees since (one sweep only: the
+ * flags tell of the last sweep alone).
+ */
+static void read_check_old(struct sample_reads *r, uint64_t key, bool old)
+{
+	bool freed;
+
+	if (!r->swept || !r->use_old || !u64_map_get(&r->prev_seen, key, NULL))
+		return;
+	r->c.reborn += !old;
+	if (r->prev_sweeps != 1)
+		return;
+	freed = u64_map_get(&r->freed_since, key, NULL);
+	r->c.check_reborn_unfreed += !old && !freed;
+	r->c.check_same_freed += old && freed;
 }
 
 /* A read needs the size and stack of the samples the session lacks. */
@@ -190,17 +207,11 @@ static int read_sample(void *arg, const struct ps_sample *ps)
 	struct sample_fresh *f;
 	int rc = sample_reads_key(r, key);
 
-	if (rc == 0 && read_reborn(s, key, ps->old)) {
+	if (rc == 0 && s->check_reads) {
+		read_check_old(r, key, ps->old);
+	} else if (rc == 0 && read_reborn(s, key, ps->old)) {
 		r->c.reborn++;
-		if (s->check_reads)
-			r->c.check_reborn_unfreed += r->prev_sweeps == 1 &&
-				!u64_map_get(&r->freed_since, key, NULL);
-		else
-			rc = u64_map_put(&r->reborn, key, 1) ? -ENOMEM : 0;
-	} else if (rc == 0 && s->check_reads && r->swept && r->use_old &&
-		   r->prev_sweeps == 1 &&
-		   u64_map_get(&r->prev_seen, key, NULL)) {
-		r->c.check_same_freed += u64_map_get(&r->freed_since, key, NULL);
+		rc = u64_map_put(&r->reborn, key, 1) ? -ENOMEM : 0;
 	}
 	if (rc || !ps->full)
 		return rc;
