@@ -354,6 +354,11 @@ static __always_inline bool snap_take(__u32 pid)
 	    bpf_probe_read_user(&l2, 8, (void *)t->arenas_l2) || !l2 ||
 	    slice[1] > SNAP_ARENAS_MAX)
 		w->flags |= TAF_SNAP_F_UNREAD;
+	/* Read with the world stopped, before gcMarkTermination moves it
+	 * on: which cycle of the buckets' counts this read ends. */
+	sc->rec.cycle_read = t->mprof_cycle &&
+		!bpf_probe_read_user(&sc->rec.mprof_cycle, 4,
+				     (void *)t->mprof_cycle);
 	w->l2 = l2;
 	w->list = slice[0];
 	w->narenas = slice[1];

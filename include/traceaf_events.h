@@ -248,6 +248,12 @@ struct taf_rec_snap {
 	__u32 n;             /* samples in this record */
 	__u64 steps;         /* LAST: nodes, spans and arenas read */
 	__u64 ns;            /* LAST: how long the snapshot took */
+	/* runtime.mProfCycle's value as the snapshot began (the heap
+	 * profile's cycle, << 1 | flushed), when cycle_read: the daemon's
+	 * cross-check with the buckets' own counts (profile_counts.h) needs
+	 * the cycle this mark ends. */
+	__u32 mprof_cycle;
+	__u32 cycle_read;
 	struct taf_snap_sample s[TAF_SNAP_BATCH];
 };
 
@@ -280,6 +286,7 @@ struct taf_snap_target {
 	__u16 span_alloc_bits;
 	__u16 span_elemsize;
 	__u32 pad;
+	__u64 mprof_cycle;   /* &runtime.mProfCycle; 0: not read */
 };
 #define TAF_SNAP_PROCS 16384
 

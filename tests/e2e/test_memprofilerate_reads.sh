@@ -54,7 +54,10 @@
 #    start is held back once a snapshot shows the heap well within the
 #    budget: at most a quarter as many reads there), and alone they give
 #    every sample (~2 441 main.Node, within 10 %) and its free (all but the last
-#    few), none of an unknown ID, in files valid for both parsers.
+#    few), none of an unknown ID, in files valid for both parsers.  Held
+#    against the runtime's own per-bucket counts (memRecord) at least
+#    twice: no birth or free found that it did not count, and none
+#    missed unless a read said it lost some.
 source "$(dirname "$0")/lib/lib.sh"
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
@@ -83,6 +86,20 @@ import json, sys
 r = json.load(open(sys.argv[1])).get("reads") or {}
 print(r.get("in_pause", 0), r.get("reborn", 0),
       r.get("check_reborn_unfreed", -1), r.get("check_same_freed", -1))
+PY
+}
+
+# summary FILE: the reads against the runtime's own per-bucket counts:
+# checks, births missed and extra, frees missed and extra, then the
+# reads that say they lost something (missed, at the end too, partial).
+summary_counts() {
+	python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1])).get("reads") or {}
+c = r.get("counts_check") or {}
+print(c.get("checks", 0), c.get("births_missed", -1), c.get("births_extra", -1),
+      c.get("frees_missed", -1), c.get("frees_extra", -1),
+      r.get("missed", 0) + r.get("missed_at_end", 0) + r.get("partial", 0))
 PY
 }
 
@@ -238,7 +255,14 @@ for spec in "1.27:-stripped-pie" "1.21:"; do
 	[ "$onodes" -ge 2200 ] && [ "$onodes" -le 2690 ] &&
 		[ "$nfree" -ge $((nalloc - 20)) ] && [ "$unknown" = 0 ] ||
 		fail "Go $ver$fl: $onodes main.Node samples (want ~2441), $nfree of $nalloc samples freed, $unknown frees of unknown IDs ($ends reads, $reborn reborn)"
-	once+=("go$ver$fl: $onodes main.Node, $nfree of $nalloc freed, $ends reads at marks' ends and $marks at starts")
+	# Held against the runtime's own counts (memRecord) after several
+	# reads: nothing found that it did not count; nothing missed
+	# unless a read said it lost something.
+	read -r checks bmiss bextra fmiss fextra lost < <(summary_counts "$sum")
+	[ "$checks" -ge 2 ] && [ "$bextra" = 0 ] && [ "$fextra" = 0 ] &&
+		{ [ "$lost" -gt 0 ] || { [ "$bmiss" = 0 ] && [ "$fmiss" = 0 ]; }; } ||
+		fail "Go $ver$fl: against the runtime's counts, $checks checks: births $bmiss missed, $bextra extra; frees $fmiss missed, $fextra extra ($lost reads lost some): $(grep "runtime's" "$TMP/o$ver$fl.log")"
+	once+=("go$ver$fl: $onodes main.Node, $nfree of $nalloc freed, $ends reads at marks' ends and $marks at starts, $checks checks against the runtime's counts ($bmiss/$bextra births, $fmiss/$fextra frees missed/extra)")
 done
 
 pass "${agree[*]}; ${counts[*]}; at the stop: $nodes main.Node samples ($numgc GCs); ${reuse[*]}; ${once[*]}"

@@ -887,7 +887,7 @@ int profile_specials_walk(const struct target *t, struct ps_reader *r,
 		rc = read_buckets(&w);
 	for (k = 0; k < w.nhits && rc == 0; k++) {
 		struct ps_hit *h = &w.hits[k];
-		struct ps_sample s = { .addr = h->addr };
+		struct ps_sample s = { .addr = h->addr, .bucket = h->bucket };
 
 		if (!w.heads[h->head].valid)
 			continue;

@@ -31,6 +31,7 @@ struct target;
 struct ps_sample {
 	bool full;                  /* size and stack read (else addr only) */
 	uint64_t addr;
+	uint64_t bucket;            /* specialprofile.b */
 	uint64_t size;
 	uint64_t pcs[PS_MAX_PCS];
 	size_t npcs;

@@ -51,6 +51,8 @@ struct go_binary;
 	X(specialprofile_b, "runtime.specialprofile", "b", 0)                \
 	X(bucket_size, "runtime.bucket", "size", 0)                          \
 	X(bucket_nstk, "runtime.bucket", "nstk", 0)                          \
+	X(bucket_allnext, "runtime.bucket", "allnext", 0)                    \
+	X(memrecord_future, "runtime.memRecord", "future", 0)                \
 	X(g_stack, "runtime.g", "stack", 0)                                  \
 	X(g_m, "runtime.g", "m", 0)                                          \
 	X(g_goid, "runtime.g", "goid", 0)                                    \

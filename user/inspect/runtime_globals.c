@@ -304,6 +304,62 @@ static int find_reflect_offs(const struct go_binary *bin, uint64_t *addr)
 	return found == 1 ? 0 : -ENOENT;
 }
 
+/*
+ * runtime.mbuckets in a stripped binary: mProf_FlushLocked walks the
+ * memory-profile buckets from `head := (*bucket)(mbuckets.Load())`
+ * (runtime/mprof.go, Go 1.21..1.27), the one global it reads; the locks
+ * it asserts are held cost no code without static lock ranking.
+ */
+static int find_mbuckets(const struct go_binary *bin, uint64_t *addr)
+{
+	struct go_rip_ref *refs;
+	size_t n, i;
+	int found = 0, rc;
+
+	rc = go_func_rip_refs(bin, "runtime.mProf_FlushLocked", &refs, &n);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		if (refs[i].lea || (found && *addr == refs[i].target))
+			continue;
+		*addr = refs[i].target;
+		found++;
+	}
+	free(refs);
+	return found == 1 ? 0 : -ENOENT;
+}
+
+/*
+ * runtime.mProfCycle in a stripped binary: mProf_Flush calls
+ * mProfCycle.setFlushed(), inlined as a load of the word and a
+ * compare-and-swap on its address (LEAQ); the profile locks it takes
+ * next are only LEAQ'd.  The one address both read and LEAQ'd.
+ */
+static int find_mprof_cycle(const struct go_binary *bin, uint64_t *addr)
+{
+	struct go_rip_ref *refs;
+	size_t n, i, j;
+	int found = 0, rc;
+
+	rc = go_func_rip_refs(bin, "runtime.mProf_Flush", &refs, &n);
+	if (rc)
+		return rc;
+	for (i = 0; i < n; i++) {
+		bool loaded = false;
+
+		if (!refs[i].lea || (found && *addr == refs[i].target))
+			continue;
+		for (j = 0; j < n; j++)
+			loaded |= !refs[j].lea && refs[j].target == refs[i].target;
+		if (loaded) {
+			*addr = refs[i].target;
+			found++;
+		}
+	}
+	free(refs);
+	return found == 1 ? 0 : -ENOENT;
+}
+
 /* The globals a stripped binary shows through its code, remembered with
  * the binary (go_binary_memo_get): the scan is dear. */
 static int var_from_code(const struct go_binary *bin, const char *var,
@@ -327,6 +383,10 @@ static int var_from_code(const struct go_binary *bin, const char *var,
 		rc = find_allgs(bin, &a);
 	else if (!strcmp(var, "runtime.reflectOffs"))
 		rc = find_reflect_offs(bin, &a);
+	else if (!strcmp(var, "runtime.mbuckets"))
+		rc = find_mbuckets(bin, &a);
+	else if (!strcmp(var, "runtime.mProfCycle"))
+		rc = find_mprof_cycle(bin, &a);
 	else if (!strcmp(var, "runtime.MemProfileRate") ||
 		 !strcmp(var, "runtime.disableMemoryProfiling")) {
 		uint64_t r = 0, d = 0;

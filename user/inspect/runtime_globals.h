@@ -20,8 +20,8 @@ struct go_binary;
  * Link address of a package-level variable ("runtime.mheap_",
  * "runtime.allgs"): its DW_AT_location, else its .symtab entry, else for
  * runtime.mheap_, runtime.allgs, runtime.MemProfileRate,
- * runtime.disableMemoryProfiling and runtime.reflectOffs the code that
- * uses them
+ * runtime.disableMemoryProfiling, runtime.reflectOffs, runtime.mbuckets
+ * and runtime.mProfCycle the code that uses them
  * (go_find_receiver_global, go_find_appended_slice_global below), whose
  * answer is remembered with the binary.  0 or -ENOENT.
  */

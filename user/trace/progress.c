@@ -15,6 +15,40 @@
 #include "trace/rec_names.h"
 #include "format/trace_sink.h"
 
+/*
+ * --memprofilerate: the reads held against the runtime's own per-bucket
+ * counts (sample_counts.h): said always, a miss is samples wrong in the
+ * trace; or why there was no check.
+ */
+static void say_counts_check(pid_t pid, const struct sample_reads *rd)
+{
+	const struct sample_counts_totals *t = &rd->sc.t;
+
+	if (rd->counts_rc < 0) {
+		tracer_say("PID %d: --memprofilerate: the reads were not checked against the runtime's counts: %s",
+		    (int)pid, rd->counts_err);
+		return;
+	}
+	if (!t->checks) {
+		if (rd->counts_rc == 0 && t->skipped)
+			tracer_say("PID %d: --memprofilerate: the reads were not checked against the runtime's counts (%llu tries: the next GC came first)",
+			    (int)pid, (unsigned long long)t->skipped);
+		return;
+	}
+	tracer_say("PID %d: --memprofilerate: the reads checked %llu times against the runtime's own counts (%llu buckets; %llu samples born and %llu freed by its count, %llu and %llu found): %llu births missed, %llu found that it did not count, %llu frees missed, %llu found that it did not count%s",
+	    (int)pid, (unsigned long long)t->checks,
+	    (unsigned long long)t->buckets,
+	    (unsigned long long)t->runtime_births,
+	    (unsigned long long)t->runtime_frees,
+	    (unsigned long long)t->found_births,
+	    (unsigned long long)t->found_frees,
+	    (unsigned long long)t->births_missed,
+	    (unsigned long long)t->births_extra,
+	    (unsigned long long)t->frees_missed,
+	    (unsigned long long)t->frees_extra,
+	    t->frees_unchecked ? " (frees not compared after a blocking sweep)" : "");
+}
+
 void tracer_add_counts(struct session_counts *a, const struct session_counts *b)
 {
 	int k;
@@ -55,6 +89,7 @@ void tracer_report_session(const struct tracer *t, const struct session *s)
 						   TW_EV_FIRST]);
 	if (session_reads(s)) {
 		const struct sample_reads_counts *r = &session_reads(s)->c;
+
 		uint64_t tried = r->reads + r->checked + r->missed +
 				 r->reads_end + r->checked_end + r->missed_end +
 				 r->reads_final + r->missed_final;
@@ -84,6 +119,7 @@ void tracer_report_session(const struct tracer *t, const struct session *s)
 			    (double)r->snap_ns_max / 1e3,
 			    (unsigned long long)r->snaps_cut,
 			    (unsigned long long)r->snaps_unread);
+		say_counts_check(pid, session_reads(s));
 		if (r->checked || r->check_missing || r->check_extra)
 			tracer_say("PID %d: --check-reads: %llu reads compared: %llu samples the probes held that a read did not see, %llu a read saw that the probes did not allocate before the next mark, %llu probed that no read ever saw (lost to missed reads, or made without a special)",
 			    (int)pid, (unsigned long long)r->checked,

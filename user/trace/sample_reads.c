@@ -11,6 +11,8 @@ void sample_reads_init(struct sample_reads *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->reader_rc = 1;
+	r->counts_rc = 1;
+	sample_counts_init(&r->sc);
 	u64_map_init(&r->seen);
 	u64_map_init(&r->unconfirmed);
 	u64_map_init(&r->ever);
@@ -24,6 +26,9 @@ void sample_reads_free(struct sample_reads *r)
 {
 	if (r->reader_rc == 0)
 		profile_specials_close(&r->reader);
+	if (r->counts_rc == 0)
+		profile_counts_close(&r->counts);
+	sample_counts_free(&r->sc);
 	free(r->fresh);
 	free(r->told);
 	u64_map_free(&r->seen);

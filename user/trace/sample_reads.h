@@ -32,7 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attach/profile_counts.h"
 #include "attach/profile_specials.h"
+#include "trace/sample_counts.h"
 #include "util/u64_map.h"
 
 /* A sample's key: its 8-byte heap ID address (session_sampled.c's). */
@@ -50,6 +52,7 @@ struct sample_span {
 struct sample_fresh {
 	uint64_t key;               /* its 8-byte heap ID address */
 	uint64_t addr, size;        /* as mProf_Malloc saw them */
+	uint64_t bucket;            /* its bucket's address */
 	uint64_t type;              /* load address, 0: nil or unknown */
 	bool known;                 /* the call-site table typed it */
 	uint32_t npcs;
@@ -147,6 +150,19 @@ struct sample_reads {
 				       only after one (they tell of the last
 				       sweep alone) */
 	struct sample_reads_counts c;
+	/* The cross-check with the buckets' own counts (after each read in
+	 * a mark's-end pause): the runtime's reader (1: not opened yet; 0:
+	 * open; else -errno), the mProfCycle the read saw (snap_cycle_read),
+	 * the figures. */
+	struct profile_counts counts;
+	int counts_rc;
+	char counts_err[160];
+	uint32_t snap_cycle;
+	bool snap_cycle_read;
+	uint64_t counts_last_ns;    /* when figures were last taken */
+	bool counts_pending;        /* counts holds figures of a cycle whose
+				       read is still to come */
+	struct sample_counts sc;
 };
 
 void sample_reads_init(struct sample_reads *r);

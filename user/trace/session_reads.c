@@ -49,9 +49,17 @@ static void reads_open(struct session *s)
 					     s->prof_kind, &r->reader,
 					     r->reader_err,
 					     sizeof(r->reader_err));
+	/* Without the buckets' counts the reads go unchecked: said at the
+	 * end, not fatal. */
+	if (r->reader_rc == 0 && r->counts_rc == 1 && !s->check_reads)
+		r->counts_rc = profile_counts_open(s->bin, s->load_bias,
+						   &r->reader.l, &r->counts,
+						   r->counts_err,
+						   sizeof(r->counts_err));
 	if (r->reader_rc || !s->pause_budget_ns || !s->probes ||
 	    !profile_specials_snap_target(&r->reader, &r->snap_target))
 		return;
+	r->snap_target.mprof_cycle = r->counts_rc == 0 ? r->counts.mprof_cycle : 0;
 	r->snap_target.budget_ns = s->pause_budget_ns;
 	r->snap_target.epoch = ++epochs;
 	r->snap_asked = probes_snap_target(s->probes, s->target.pid,
@@ -221,6 +229,7 @@ static int read_sample(void *arg, const struct ps_sample *ps)
 	f->key = key;
 	f->addr = ps->addr;
 	f->size = ps->size;
+	f->bucket = ps->bucket;
 	f->known = sample_stack_type(s->sample_types, s->load_bias, ps, &type);
 	f->type = type ? type + s->load_bias : 0;
 	f->npcs = (uint32_t)ps->npcs;
@@ -363,6 +372,7 @@ static int read_gone(struct session *s, const struct taf_rec_addr *at)
 	}
 	for (i = 0; i < n && rc == 0; i++) {
 		u64_map_del(&s->sampled, dead[i]);
+		sample_counts_freed(&r->sc, dead[i]);
 		rc = session_emit(s, read_thread(s), TW_EV_HEAP_OBJECT_FREE, ts,
 				  session_heap_object_id(s, dead[i]), 0, 0);
 	}
@@ -391,7 +401,8 @@ static int read_born(struct session *s, const struct taf_rec_addr *mark,
 	e = session_sampled_type(s, &r);
 	if (s->stacks)
 		ref = alloc_stacks_learn(s->stacks, f->pcs, f->npcs);
-	if (u64_map_put(&s->sampled, f->key, session_sampled_value(s, e, ref)))
+	if (u64_map_put(&s->sampled, f->key, session_sampled_value(s, e, ref)) ||
+	    sample_counts_born(&s->reads.sc, f->key, f->bucket))
 		return -ENOMEM;
 	id = session_heap_object_id(s, f->key);
 	rc = session_emit(s, read_thread(s), TW_EV_HEAP_OBJECT_ALLOC,
@@ -549,6 +560,8 @@ int session_sampled_snap(struct session *s, const struct taf_rec_snap *rec)
 		r->use_old = true;
 		r->snap_building = r->snap_whole = true;
 		r->snap_next = 0;
+		r->snap_cycle = rec->mprof_cycle;
+		r->snap_cycle_read = rec->cycle_read;
 	}
 	/* A part missing (the ring was full, or the session began in the
 	 * middle): the snapshot is not whole. */
@@ -556,11 +569,11 @@ int session_sampled_snap(struct session *s, const struct taf_rec_snap *rec)
 		r->snap_whole = false;
 	r->snap_next = rec->seq + 1;
 	for (i = 0; i < rec->n && rc == 0 && r->snap_whole; i++) {
+		uint64_t bucket = rec->s[i].bucket & ~TAF_SNAP_OLD;
 		struct ps_sample ps = {
-			.addr = rec->s[i].addr,
+			.addr = rec->s[i].addr, .bucket = bucket,
 			.old = rec->s[i].bucket & TAF_SNAP_OLD,
 		};
-		uint64_t bucket = rec->s[i].bucket & ~TAF_SNAP_OLD;
 
 		if (read_wants(s, ps.addr, ps.old)) {
 			rc = profile_specials_bucket(&s->target, &r->reader,
@@ -611,6 +624,103 @@ static bool snap_taken(struct session *s, const struct taf_rec_addr *at)
 	r->c.snaps++;
 	sample_reads_end(r, true, 0);
 	return true;
+}
+
+/*
+ * After a read was applied: the reads' figures against the buckets' own
+ * (sample_counts.h), as of the same instant.
+ *
+ * After the programs' read in a mark's-end pause: the runtime's figures
+ * taken while the cycle is the one that pause's mProf_NextCycle began
+ * (a blocking sweep, mode 2, moves it twice and frees within the pause).
+ * The daemon may be far behind the process (records are read in
+ * batches; a program can GC hundreds of times a second), so the figures
+ * are taken when it can and kept (`counts_pending`) until the read of
+ * their cycle is applied; a read the figures' cycle has passed drops
+ * them.  Taken while the daemon is on time, within the pause (before
+ * NextCycle), it waits a little.
+ *
+ * After the daemon's whole read during a mark: taken at once, valid if
+ * the mark has not ended (the gcSweep count unmoved).
+ *
+ * Figures are taken at most once per COUNTS_EVERY_NS: the checks are
+ * cumulative, and a server with thousands of buckets GCing often need
+ * not pay each cycle.
+ */
+#define COUNTS_EVERY_NS 100000000ull
+#define COUNTS_WAITS 20
+
+/* Whether cycle A comes after B (they wrap at PC_CYCLE_WRAP). */
+static bool cycle_after(uint32_t a, uint32_t b)
+{
+	return a != b && (a + PC_CYCLE_WRAP - b) % PC_CYCLE_WRAP < PC_CYCLE_WRAP / 2;
+}
+
+/* The runtime's figures now (0, or skipped and -errno). */
+static int counts_take(struct session *s, uint32_t wait_past)
+{
+	struct sample_reads *r = &s->reads;
+	int rc = 0, k;
+
+	r->counts_last_ns = clock_ns(CLOCK_MONOTONIC);
+	for (k = 0; k < COUNTS_WAITS; k++) {
+		const struct timespec wait = { 0, 100000 };
+
+		rc = profile_counts_read(&s->target, &r->counts);
+		if (rc != 0 || r->counts.cycle != wait_past)
+			break;
+		nanosleep(&wait, NULL);
+	}
+	if (rc && rc != -ENOMEM)
+		r->sc.t.skipped++;
+	return rc;
+}
+
+static int counts_check(struct session *s, enum sc_when when, uint32_t mode)
+{
+	struct sample_reads *r = &s->reads;
+	uint32_t at = r->snap_cycle >> 1;
+	uint32_t want = (at + (mode == 2 ? 2 : 1)) % PC_CYCLE_WRAP;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	bool due = !r->counts_last_ns || now - r->counts_last_ns >= COUNTS_EVERY_NS;
+	int rc;
+
+	/* Figures taken are compared after the process has gone too (the
+	 * daemon may be that far behind). */
+	if (r->counts_rc || !s->probes)
+		return 0;
+	due = due && !s->target.gone;
+	if (when == SC_MARK) {
+		/* Behind the process already: no figures of this mark. */
+		if (r->counts_pending || !due ||
+		    probes_gc_sweeps(s->probes, s->target.pid) != r->mark_sweeps)
+			return 0;
+		rc = counts_take(s, PC_CYCLE_WRAP);
+		if (rc)
+			return rc == -ENOMEM ? rc : 0;
+		if (probes_gc_sweeps(s->probes, s->target.pid) != r->mark_sweeps) {
+			r->sc.t.skipped++;
+			return 0;
+		}
+		return sample_counts_compare(&r->sc, &r->counts, SC_MARK);
+	}
+	if (!r->snap_cycle_read)
+		return 0;
+	if (!r->counts_pending && due) {
+		rc = counts_take(s, at);
+		if (rc)
+			return rc == -ENOMEM ? rc : 0;
+		r->counts_pending = true;
+	}
+	if (!r->counts_pending || cycle_after(r->counts.cycle, want))
+		return 0;   /* none, or of a read still to come */
+	r->counts_pending = false;
+	if (r->counts.cycle != want) {
+		r->sc.t.skipped++;   /* their read was not applied */
+		return 0;
+	}
+	return sample_counts_compare(&r->sc, &r->counts,
+				     mode == 2 ? SC_END_BLOCKING : SC_END);
 }
 
 /*
@@ -680,6 +790,8 @@ int session_sampled_read_end(struct session *s, const struct taf_rec_addr *end)
 			rc = read_gone(s, &born);
 		if (rc == 0)
 			rc = read_births(s, &born);
+		if (rc == 0 && snap)
+			rc = counts_check(s, SC_END, (uint32_t)end->addr);
 	}
 	read_applied(r, s->check_reads);
 swept:
@@ -708,6 +820,8 @@ int session_sampled_read(struct session *s, const struct taf_rec_addr *mark)
 		r->c.reads++;
 		if (rc == 0)
 			rc = read_births(s, mark);
+		if (rc == 0 && !r->partial)
+			rc = counts_check(s, SC_MARK, 0);
 	}
 	read_applied(r, s->check_reads);
 	return rc;

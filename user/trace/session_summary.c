@@ -44,6 +44,25 @@ static void shadow_heap_errors_json(FILE *f, const struct session *s)
 	fputc('}', f);
 }
 
+/* The reads against the runtime's own counts (sample_counts.h). */
+static void write_counts_check(FILE *f, const struct sample_reads *r)
+{
+	const struct sample_counts_totals *t = &r->sc.t;
+
+	fprintf(f, ", \"counts_check\": {\"available\": %s, \"checks\": %" PRIu64
+		", \"skipped\": %" PRIu64 ", \"frees_unchecked\": %" PRIu64
+		", \"buckets\": %" PRIu64 ", \"runtime_births\": %" PRIu64
+		", \"births_missed\": %" PRIu64 ", \"births_extra\": %" PRIu64
+		", \"runtime_frees\": %" PRIu64 ", \"frees_missed\": %" PRIu64
+		", \"frees_extra\": %" PRIu64 ", \"found_births\": %" PRIu64
+		", \"found_frees\": %" PRIu64 "}",
+		r->counts_rc == 0 ? "true" : "false", t->checks, t->skipped,
+		t->frees_unchecked, t->buckets, t->runtime_births,
+		t->births_missed, t->births_extra, t->runtime_frees,
+		t->frees_missed, t->frees_extra, t->found_births,
+		t->found_frees);
+}
+
 /*
  * --memprofilerate: "engine" ("reads" or "exact"), and the reads' counts
  * (sample_reads.h); with --check-reads, how they compared with the probes.
@@ -78,6 +97,7 @@ static void write_reads(FILE *f, const struct session *s)
 		c->snaps, c->snaps_cut, c->snaps_unread, c->snap_steps_max,
 		c->snap_taken, c->snap_ns_total, c->snap_ns_max,
 		c->reborn);
+	write_counts_check(f, &s->reads);
 	if (s->check_reads)
 		fprintf(f, ", \"checked\": %" PRIu64 ", \"checked_partial\": %" PRIu64
 			", \"check_missing\": %" PRIu64
