@@ -269,58 +269,24 @@ static int find_profiling_vars(const struct go_binary *bin, uint64_t *rate,
 }
 
 /*
- * runtime.reflectOffs in a stripped binary: reflect.addReflectOff (the
- * runtime's reflect_addReflectOff, runtime/runtime1.go) locks
- * reflectOffs.lock (LEAQ runtime.reflectOffs(SB), AX; CALL lock2) and
- * then reads and writes its maps m and minv, the words at +16 and +24.
- * The one LEAQ whose target has both is the struct.
+ * The one RIP-relative target of FUNC that KEEP accepts (KEEP sees the
+ * reference and all of FUNC's): how the scans below name a global by
+ * what the function does with it.  0, or -ENOENT (none, or several).
  */
-static int find_reflect_offs(const struct go_binary *bin, uint64_t *addr)
-{
-	struct go_rip_ref *refs;
-	size_t n, i, j;
-	int found = 0, rc;
-
-	rc = go_func_rip_refs(bin, "reflect.addReflectOff", &refs, &n);
-	if (rc)
-		return rc;
-	for (i = 0; i < n; i++) {
-		bool m = false, minv = false;
-
-		if (!refs[i].lea)
-			continue;
-		for (j = 0; j < n; j++) {
-			if (refs[j].lea)
-				continue;
-			m |= refs[j].target == refs[i].target + 16;
-			minv |= refs[j].target == refs[i].target + 24;
-		}
-		if (m && minv && (!found || *addr != refs[i].target)) {
-			*addr = refs[i].target;
-			found++;
-		}
-	}
-	free(refs);
-	return found == 1 ? 0 : -ENOENT;
-}
-
-/*
- * runtime.mbuckets in a stripped binary: mProf_FlushLocked walks the
- * memory-profile buckets from `head := (*bucket)(mbuckets.Load())`
- * (runtime/mprof.go, Go 1.21..1.27), the one global it reads; the locks
- * it asserts are held cost no code without static lock ranking.
- */
-static int find_mbuckets(const struct go_binary *bin, uint64_t *addr)
+static int one_rip_target(const struct go_binary *bin, const char *func,
+			  bool (*keep)(const struct go_rip_ref *r,
+				       const struct go_rip_ref *all, size_t n),
+			  uint64_t *addr)
 {
 	struct go_rip_ref *refs;
 	size_t n, i;
 	int found = 0, rc;
 
-	rc = go_func_rip_refs(bin, "runtime.mProf_FlushLocked", &refs, &n);
+	rc = go_func_rip_refs(bin, func, &refs, &n);
 	if (rc)
 		return rc;
 	for (i = 0; i < n; i++) {
-		if (refs[i].lea || (found && *addr == refs[i].target))
+		if ((found && *addr == refs[i].target) || !keep(&refs[i], refs, n))
 			continue;
 		*addr = refs[i].target;
 		found++;
@@ -330,34 +296,43 @@ static int find_mbuckets(const struct go_binary *bin, uint64_t *addr)
 }
 
 /*
+ * runtime.reflectOffs in a stripped binary: reflect.addReflectOff (the
+ * runtime's reflect_addReflectOff, runtime/runtime1.go) locks
+ * reflectOffs.lock (LEAQ runtime.reflectOffs(SB), AX; CALL lock2) and
+ * then reads and writes its maps m and minv, the words at +16 and +24.
+ * The one LEAQ whose target has both is the struct.
+ */
+static bool reflect_offs_like(const struct go_rip_ref *r,
+			      const struct go_rip_ref *all, size_t n)
+{
+	return r->lea && accessed(all, n, r->target + 16) &&
+	       accessed(all, n, r->target + 24);
+}
+
+/*
+ * runtime.mbuckets in a stripped binary: mProf_FlushLocked walks the
+ * memory-profile buckets from `head := (*bucket)(mbuckets.Load())`
+ * (runtime/mprof.go, Go 1.21..1.27), the one global it reads; the locks
+ * it asserts are held cost no code without static lock ranking.
+ */
+static bool read_not_leaq(const struct go_rip_ref *r,
+			  const struct go_rip_ref *all, size_t n)
+{
+	(void)all;
+	(void)n;
+	return !r->lea;
+}
+
+/*
  * runtime.mProfCycle in a stripped binary: mProf_Flush calls
  * mProfCycle.setFlushed(), inlined as a load of the word and a
  * compare-and-swap on its address (LEAQ); the profile locks it takes
  * next are only LEAQ'd.  The one address both read and LEAQ'd.
  */
-static int find_mprof_cycle(const struct go_binary *bin, uint64_t *addr)
+static bool read_and_leaq(const struct go_rip_ref *r,
+			  const struct go_rip_ref *all, size_t n)
 {
-	struct go_rip_ref *refs;
-	size_t n, i, j;
-	int found = 0, rc;
-
-	rc = go_func_rip_refs(bin, "runtime.mProf_Flush", &refs, &n);
-	if (rc)
-		return rc;
-	for (i = 0; i < n; i++) {
-		bool loaded = false;
-
-		if (!refs[i].lea || (found && *addr == refs[i].target))
-			continue;
-		for (j = 0; j < n; j++)
-			loaded |= !refs[j].lea && refs[j].target == refs[i].target;
-		if (loaded) {
-			*addr = refs[i].target;
-			found++;
-		}
-	}
-	free(refs);
-	return found == 1 ? 0 : -ENOENT;
+	return r->lea && accessed(all, n, r->target);
 }
 
 /* The globals a stripped binary shows through its code, remembered with
@@ -382,11 +357,14 @@ static int var_from_code(const struct go_binary *bin, const char *var,
 	else if (!strcmp(var, "runtime.allgs"))
 		rc = find_allgs(bin, &a);
 	else if (!strcmp(var, "runtime.reflectOffs"))
-		rc = find_reflect_offs(bin, &a);
+		rc = one_rip_target(bin, "reflect.addReflectOff",
+				    reflect_offs_like, &a);
 	else if (!strcmp(var, "runtime.mbuckets"))
-		rc = find_mbuckets(bin, &a);
+		rc = one_rip_target(bin, "runtime.mProf_FlushLocked",
+				    read_not_leaq, &a);
 	else if (!strcmp(var, "runtime.mProfCycle"))
-		rc = find_mprof_cycle(bin, &a);
+		rc = one_rip_target(bin, "runtime.mProf_Flush", read_and_leaq,
+				    &a);
 	else if (!strcmp(var, "runtime.MemProfileRate") ||
 		 !strcmp(var, "runtime.disableMemoryProfiling")) {
 		uint64_t r = 0, d = 0;
