@@ -910,6 +910,13 @@ static void test_profile_buckets_are_found_in_stripped_binaries(void **state)
 	check_global_in_stripped_twins("runtime.mProfCycle");
 }
 
+/* Type names of types made at run time (reflect): reflectOffs, shown in
+ * reflect.addReflectOff. */
+static void test_reflect_offs_is_found_in_stripped_binaries(void **state)
+{
+	check_global_in_stripped_twins("runtime.reflectOffs");
+}
+
 /* The code pattern alone, on binaries whose symbols say the answer. */
 static void test_allgadd_appends_to_allgs_in_every_version(void **state)
 {
@@ -1106,6 +1113,7 @@ int main(void)
 		cmocka_unit_test(test_allgs_address_is_found_in_stripped_binaries),
 		cmocka_unit_test(test_profiling_vars_are_found_in_stripped_binaries),
 		cmocka_unit_test(test_profile_buckets_are_found_in_stripped_binaries),
+		cmocka_unit_test(test_reflect_offs_is_found_in_stripped_binaries),
 		cmocka_unit_test(test_allgadd_appends_to_allgs_in_every_version),
 		cmocka_unit_test(test_rip_refs_of_unknown_function_is_enoent),
 		cmocka_unit_test(test_stripped_twin_has_the_same_layout),
