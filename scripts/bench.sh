@@ -272,6 +272,12 @@ if on 8; then
 		case $mode in
 		untraced)
 			"$bin" -wait=false -kind "$kind" -n "$n" >"$TMP/l.w" ;;
+		sampled)
+			# The runtime's own heap sampling at 524288, no tracer:
+			# what --memprofilerate turns on in a program that never
+			# reads its profile (allocbench's rate is 0 otherwise).
+			"$bin" -wait=false -kind "$kind" -n "$n" \
+				-memprofilerate 524288 >"$TMP/l.w" ;;
 		native)
 			GODEBUG=traceallocfree=1 "$bin" -wait=false -kind "$kind" -n "$n" \
 				-native "$TMP/l.trace" >"$TMP/l.w" ;;
@@ -302,13 +308,16 @@ if on 8; then
 		{ echo "bench: cannot build tests/go/allocbench" >&2; exit 1; }; }
 	part loop && for ver in 1.23 1.27; do
 		for i in $(seq "${LOOP_REPS:-$((REPS * 3))}"); do
-			for m in untraced rate512k exact512k native full; do
+			for m in untraced sampled rate512k exact512k native full; do
 				n=${LOOP_N:-20000000}
 				[ "$m" = full ] && n=$((n / 20))
 				loop_run "$m" "$ver" node "$n" >>"$TMP/loop.$m"
 			done
 		done
 		echo "allocbench node Go $ver (ns/alloc, loop only): $(ratios "$TMP/loop" rate512k exact512k native full) (median of $(wc -l <"$TMP/loop.untraced") paired runs; rate512k runs: $(sort -g "$TMP/loop.rate512k" | tr '\n' ' '); untraced: $(sort -g "$TMP/loop.untraced" | tr '\n' ' '))"
+		# The tracer's own part: rate512k against the same sampling
+		# untraced (the rest is the runtime's sampler).
+		echo "  the tracer's part: rate512k / sampled = $(awk -v a="$(median <"$TMP/loop.rate512k")" -v b="$(median <"$TMP/loop.sampled")" 'BEGIN { printf "%.3f", a / b }') (sampled untraced $(median <"$TMP/loop.sampled") ns/alloc)"
 		rm -f "$TMP"/loop.*
 	done
 	part cpu && for ver in 1.23 1.27; do

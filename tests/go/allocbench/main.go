@@ -5,7 +5,9 @@
 // whose iterations allocate twice, per allocation counted by MemStats)
 // and "cpu/alloc <float>": the process's user + system CPU time per
 // allocation (getrusage), which on a loaded machine measures the probes
-// where wall time mostly measures waiting for a CPU.
+// where wall time mostly measures waiting for a CPU.  -memprofilerate
+// sets the runtime's own heap sampling (0 by default, as in a program
+// that never reads its profile).
 //
 // Kinds (on Go 1.27 all but node and tiny go through mallocgc's
 // size-class tables):
@@ -89,7 +91,16 @@ func main() {
 	kind := flag.String("kind", "node", "node, bytes, tiny, string, append or map")
 	wait := flag.Bool("wait", true, "wait for SIGUSR1 before the loop")
 	native := flag.String("native", "", "write the runtime's own execution trace of the loop to this file")
+	rate := flag.Int("memprofilerate", 0, "runtime.MemProfileRate for the loop: 0 is what a program that never reads its heap profile has; 524288 (the runtime's default where it does) is the control for --memprofilerate: the runtime's own sampling without the tracer")
 	flag.Parse()
+	// A program that never calls runtime.MemProfile has the linker
+	// turn heap profiling off (runtime.disableMemoryProfiling), and no
+	// rate can turn it back on; this call, never made, keeps it
+	// possible, and the rate is this program's own.
+	if *rate < 0 {
+		runtime.MemProfile(nil, false)
+	}
+	runtime.MemProfileRate = *rate
 
 	start := make(chan os.Signal, 1)
 	signal.Notify(start, syscall.SIGUSR1)
