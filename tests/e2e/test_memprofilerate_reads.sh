@@ -58,6 +58,12 @@
 #    against the runtime's own per-bucket counts (memRecord) at least
 #    twice: no birth or free found that it did not count, and none
 #    missed unless a read said it lost some.
+# 6. Held against the runtime's counts after attaching with -p: liveprof
+#    holds its main.Keep (sampled before the tracer came, seeded from the
+#    attach-time picture), runs 6 GCs, drops them, and 8 more.  Every
+#    check agrees (the seeded samples' frees are the reads' too), there
+#    were checks on both sides of the frees, and the reads freed at
+#    least the S samples liveprof said it held.
 source "$(dirname "$0")/lib/lib.sh"
 
 [ -x "$TRACER" ] || fail "tracer not built: $TRACER"
@@ -265,4 +271,31 @@ for spec in "1.27:-stripped-pie" "1.21:"; do
 	once+=("go$ver$fl: $onodes main.Node, $nfree of $nalloc freed, $ends reads at marks' ends and $marks at starts, $checks checks against the runtime's counts ($bmiss/$bextra births, $fmiss/$fextra frees missed/extra)")
 done
 
-pass "${agree[*]}; ${counts[*]}; at the stop: $nodes main.Node samples ($numgc GCs); ${reuse[*]}; ${once[*]}"
+attached=()
+for spec in "1.27:-stripped-pie" "1.21:"; do
+	ver=${spec%%:*} fl=${spec#*:}
+	BIN=$(workload liveprof "$ver" "$fl") || exit 1
+	out=$TMP/attached$ver$fl
+	start_bg "$TMP/w$ver$fl.log" "$BIN" -n 20000 -rate 4096 -linger 6
+	WPID=$BG_PID
+	wait_for_line "$TMP/w$ver$fl.log" '^ready' 60 ||
+		fail "Go $ver$fl: liveprof did not start: $(tail -n 3 "$TMP/w$ver$fl.log")"
+	S=$(sed -n 's/^ready [0-9]* samples=\([0-9]*\)$/\1/p' "$TMP/w$ver$fl.log")
+	start_bg "$TMP/a$ver$fl.log" "$TRACER" -p "$WPID" --memprofilerate 4096 -o "$out"
+	TPID=$BG_PID
+	wait_for_line "$TMP/a$ver$fl.log" 'attached' 60 ||
+		fail "Go $ver$fl: tracer did not attach: $(tail -n 3 "$TMP/a$ver$fl.log")"
+	sleep 1
+	kill -USR1 "$WPID"
+	wait_exit "$TPID" 120 ||
+		fail "Go $ver$fl: tracer: $(tail -n 3 "$TMP/a$ver$fl.log")"
+	sum=$(ls "$out"/*.summary.json | head -n 1)
+	read -r checks bmiss bextra fmiss fextra _ < <(summary_counts "$sum")
+	ffound=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["reads"]["counts_check"]["found_frees"])' "$sum")
+	[ "$checks" -ge 3 ] && [ "$bmiss" = 0 ] && [ "$bextra" = 0 ] &&
+		[ "$fmiss" = 0 ] && [ "$fextra" = 0 ] && [ "$ffound" -ge "$S" ] ||
+		fail "Go $ver$fl: attached, against the runtime's counts: $checks checks, births $bmiss missed, $bextra extra, frees $fmiss missed, $fextra extra, $ffound frees found of $S held: $(grep "runtime's" "$TMP/a$ver$fl.log")"
+	attached+=("go$ver$fl -p: $checks checks, $ffound frees of $S held, 0 missed, 0 extra")
+done
+
+pass "${agree[*]}; ${counts[*]}; at the stop: $nodes main.Node samples ($numgc GCs); ${reuse[*]}; ${once[*]}; ${attached[*]}"

@@ -94,6 +94,7 @@ void profile_counts_sum(const uint8_t *rec, uint32_t cycle_bytes, uint32_t c,
 			out->frees += f;
 	}
 	out->window = word(rec, sweep * cycle_bytes);
+	out->sweeping = word(rec, sweep * cycle_bytes + 8);
 }
 
 /*

@@ -49,6 +49,8 @@ struct pc_bucket {
 	uint64_t bucket;            /* its address */
 	uint64_t rec;               /* its memRecord's */
 	uint64_t births, frees, window;
+	uint64_t sweeping;          /* future[(C+1) % 3].frees: the sweep's
+				       frees so far (0 once PostSweep flushed) */
 	uint64_t allocs_all, frees_all;  /* every word: as the read went */
 };
 

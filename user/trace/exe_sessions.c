@@ -324,8 +324,8 @@ static int seed_sample(void *arg, const struct ps_sample *ps)
 	if (!known)
 		c->untyped++;
 	return session_seed_sample(c->s, ps->addr, ps->size,
-				   type ? type + bias : 0, known, ps->pcs,
-				   (uint32_t)ps->npcs);
+				   type ? type + bias : 0, known, ps->bucket,
+				   ps->pcs, (uint32_t)ps->npcs);
 }
 
 /*

@@ -92,18 +92,19 @@ int sample_counts_compare(struct sample_counts *sc,
 			  const struct profile_counts *pc, enum sc_when when)
 {
 	struct sample_counts_totals *t = &sc->t;
-	uint64_t window = 0;
+	uint64_t moving = 0;
 	bool ahead;
 	size_t i;
 
 	for (i = 0; i < pc->n; i++)
-		window += pc->b[i].window;
+		moving += pc->b[i].window + pc->b[i].sweeping;
 	/*
 	 * runtime.GC flushes the sweep's frees once it is over
 	 * (mProf_PostSweep), with the cycle's mallocs: then no bucket has a
-	 * window, and the frees may be a sweep ahead of the reads.
+	 * window or frees of the sweep, and the frees may be a sweep ahead
+	 * of the reads: an upper bound now, a lower one at the next check.
 	 */
-	ahead = when == SC_END && !window;
+	ahead = when == SC_END && !moving;
 	t->checks++;
 	t->frees_unchecked += when == SC_END_BLOCKING;
 	t->runtime_births = t->runtime_frees = 0;
@@ -123,6 +124,11 @@ int sample_counts_compare(struct sample_counts *sc,
 		}
 		if (when == SC_MARK)
 			bhi = p->allocs_all;
+		if (b->has_ahead) {
+			narrow(&b->before_f, b->ahead_f, INT64_MAX / 2, b->frees,
+			       &t->frees_missed, &t->frees_extra);
+			b->has_ahead = false;
+		}
 		narrow(&b->before_b, blo, bhi, b->births, &t->births_missed,
 		       &t->births_extra);
 		if (when == SC_MARK)
@@ -131,6 +137,10 @@ int sample_counts_compare(struct sample_counts *sc,
 		else if (when == SC_END)
 			narrow(&b->before_f, ahead ? 0 : p->frees, p->frees,
 			       b->frees, &t->frees_missed, &t->frees_extra);
+		if (ahead) {
+			b->ahead_f = p->frees;
+			b->has_ahead = true;
+		}
 		t->runtime_births += p->allocs_all;
 		t->runtime_frees += p->frees_all;
 		t->found_births += b->births;

@@ -44,6 +44,11 @@ struct sc_range {
 struct sc_bucket {
 	uint64_t births, frees;      /* the reads found */
 	struct sc_range before_b, before_f;
+	/* A check after runtime.GC had flushed the sweep's frees: what the
+	 * runtime counted then is at most what the reads find by the next
+	 * read (that sweep's frees), held against the next check. */
+	uint64_t ahead_f;
+	bool has_ahead;
 };
 
 /* The totals the checks came to. */
@@ -64,6 +69,7 @@ struct sample_counts_totals {
 	 * counted), and what the reads found. */
 	uint64_t runtime_births, runtime_frees;
 	uint64_t found_births, found_frees;
+	uint64_t ns_total;           /* the daemon's time reading the counts */
 };
 
 struct sample_counts {

@@ -160,6 +160,7 @@ struct sample_reads {
 	uint32_t snap_cycle;
 	bool snap_cycle_read;
 	uint64_t counts_last_ns;    /* when figures were last taken */
+	uint64_t counts_cost_ns;    /* ... and what the take cost */
 	bool counts_pending;        /* counts holds figures of a cycle whose
 				       read is still to come */
 	struct sample_counts sc;

@@ -121,13 +121,14 @@ int session_seed_stack(struct session *s, uint64_t lo, uint64_t hi);
 /*
  * --memprofilerate: a heap-profile sample the runtime held at attach
  * (its address as mProf_Malloc saw it, its slot size, its type if the
- * stack told: `known`, 0 = nil), and its bucket's NPCS return PCS
- * (load addresses, innermost first): with --stacks its exists events
- * name that stack in the sidecar.
+ * stack told: `known`, 0 = nil), its BUCKET (held against the
+ * runtime's counts, sample_counts.h, as a sample the reads found) and
+ * the bucket's NPCS return PCS (load addresses, innermost first): with
+ * --stacks its exists events name that stack in the sidecar.
  */
 int session_seed_sample(struct session *s, uint64_t addr, uint64_t size,
-			uint64_t type, bool known, const uint64_t *pcs,
-			uint32_t npcs);
+			uint64_t type, bool known, uint64_t bucket,
+			const uint64_t *pcs, uint32_t npcs);
 
 /*
  * Starts the first generation at `ts` (CLOCK_MONOTONIC ns): it opens with

@@ -643,11 +643,13 @@ static bool snap_taken(struct session *s, const struct taf_rec_addr *at)
  * After the daemon's whole read during a mark: taken at once, valid if
  * the mark has not ended (the gcSweep count unmoved).
  *
- * Figures are taken at most once per COUNTS_EVERY_NS: the checks are
- * cumulative, and a server with thousands of buckets GCing often need
- * not pay each cycle.
+ * Figures are taken at most once per COUNTS_COST_SHARE times what the
+ * last take cost (at least a millisecond apart): the checks are
+ * cumulative, so a server with thousands of buckets GCing often need not
+ * pay each cycle, and a small program is checked at every one.
  */
-#define COUNTS_EVERY_NS 100000000ull
+#define COUNTS_COST_SHARE 100
+#define COUNTS_MIN_GAP_NS 1000000ull
 #define COUNTS_WAITS 20
 
 /* Whether cycle A comes after B (they wrap at PC_CYCLE_WRAP). */
@@ -662,7 +664,9 @@ static int counts_take(struct session *s, uint32_t wait_past)
 	struct sample_reads *r = &s->reads;
 	int rc = 0, k;
 
-	r->counts_last_ns = clock_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+
+	r->counts_last_ns = t0;
 	for (k = 0; k < COUNTS_WAITS; k++) {
 		const struct timespec wait = { 0, 100000 };
 
@@ -673,6 +677,10 @@ static int counts_take(struct session *s, uint32_t wait_past)
 	}
 	if (rc && rc != -ENOMEM)
 		r->sc.t.skipped++;
+	/* The waits for the cycle are not the take's cost. */
+	r->counts_cost_ns = clock_ns(CLOCK_MONOTONIC) - t0 -
+			    (uint64_t)k * 100000;
+	r->sc.t.ns_total += r->counts_cost_ns;
 	return rc;
 }
 
@@ -682,7 +690,10 @@ static int counts_check(struct session *s, enum sc_when when, uint32_t mode)
 	uint32_t at = r->snap_cycle >> 1;
 	uint32_t want = (at + (mode == 2 ? 2 : 1)) % PC_CYCLE_WRAP;
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	bool due = !r->counts_last_ns || now - r->counts_last_ns >= COUNTS_EVERY_NS;
+	uint64_t gap = r->counts_cost_ns * COUNTS_COST_SHARE;
+	bool due = !r->counts_last_ns ||
+		   now - r->counts_last_ns >= (gap > COUNTS_MIN_GAP_NS ? gap :
+					      COUNTS_MIN_GAP_NS);
 	int rc;
 
 	/* Figures taken are compared after the process has gone too (the

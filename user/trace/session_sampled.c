@@ -107,8 +107,8 @@ int session_sampled_alloc(struct session *s,
 }
 
 int session_seed_sample(struct session *s, uint64_t addr, uint64_t size,
-			uint64_t type, bool known, const uint64_t *pcs,
-			uint32_t npcs)
+			uint64_t type, bool known, uint64_t bucket,
+			const uint64_t *pcs, uint32_t npcs)
 {
 	struct taf_rec_heap_alloc r = {
 		.hdr.flags = TAF_ALLOC_F_SAMPLED | (known ? 0 : TAF_ALLOC_F_NO_TYPE),
@@ -120,6 +120,9 @@ int session_seed_sample(struct session *s, uint64_t addr, uint64_t size,
 	if (!addr || !size || u64_map_get(&s->sampled, key, NULL))
 		return 0;
 	e = session_sampled_type(s, &r);
+	/* The reads free it like one they found (sample_counts.h). */
+	if (s->sample_reads && sample_counts_born(&s->reads.sc, key, bucket))
+		return -ENOMEM;
 	return u64_map_put(&s->sampled, key, session_sampled_value(s, e, s->stacks ?
 			   alloc_stacks_learn(s->stacks, pcs, npcs) : 0));
 }

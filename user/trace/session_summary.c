@@ -55,12 +55,12 @@ static void write_counts_check(FILE *f, const struct sample_reads *r)
 		", \"births_missed\": %" PRIu64 ", \"births_extra\": %" PRIu64
 		", \"runtime_frees\": %" PRIu64 ", \"frees_missed\": %" PRIu64
 		", \"frees_extra\": %" PRIu64 ", \"found_births\": %" PRIu64
-		", \"found_frees\": %" PRIu64 "}",
+		", \"found_frees\": %" PRIu64 ", \"ns_total\": %" PRIu64 "}",
 		r->counts_rc == 0 ? "true" : "false", t->checks, t->skipped,
 		t->frees_unchecked, t->buckets, t->runtime_births,
 		t->births_missed, t->births_extra, t->runtime_frees,
 		t->frees_missed, t->frees_extra, t->found_births,
-		t->found_frees);
+		t->found_frees, t->ns_total);
 }
 
 /*

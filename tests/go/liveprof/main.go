@@ -6,7 +6,8 @@
 // (256 bytes, with a pointer) and keeps them, prints "ready <pid>
 // samples=S" (S: the main.Keep samples its own heap profile holds,
 // runtime.MemProfile) and waits for SIGUSR1; then it drops them, runs two
-// GCs so the sweeper frees them, prints "done" and exits.
+// GCs so the sweeper frees them, prints "done" and exits (-linger N: N
+// GCs 50 ms apart before the drop and N after).
 //
 // With -mix BYTES it instead allocates about BYTES through ten sites of
 // different types and sizes (most of it garbage at once, a little kept),
@@ -24,6 +25,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Keep: 31 int64 and a pointer: 256 bytes, size class 256.
@@ -187,6 +189,7 @@ func main() {
 	rate := flag.Int("rate", 4096, "runtime.MemProfileRate to run at (0: leave it)")
 	mixBytes := flag.Int64("mix", 0, "allocate about this many bytes through ten sites, then exit")
 	heapprofile := flag.String("heapprofile", "", "with -mix: write the heap profile here")
+	linger := flag.Int("linger", 0, "on SIGUSR1, this many GCs 50 ms apart before dropping them, and as many after the two that free them (a tracer's reads on both sides of the frees)")
 	flag.Parse()
 	if *rate > 0 {
 		runtime.MemProfileRate = *rate
@@ -208,8 +211,17 @@ func main() {
 	signal.Notify(start, syscall.SIGUSR1)
 	fmt.Printf("ready %d samples=%d\n", os.Getpid(), keepSamples())
 	<-start
+	gcs := func() {
+		for i := 0; i < *linger; i++ {
+			time.Sleep(50 * time.Millisecond)
+			runtime.GC()
+		}
+	}
+	gcs()
+	runtime.KeepAlive(kept)
 	kept = nil
 	runtime.GC()
 	runtime.GC()
+	gcs()
 	fmt.Println("done")
 }
