@@ -30,11 +30,14 @@ static void check_lines(const struct go_pclntab *t, const struct go_func *f,
 	struct go_src_frame fr[8];
 	const char *file;
 	uint32_t line;
-	uint64_t pc;
+	uint64_t pc, off, len;
 	int n, k;
 
-	for (pc = f->entry; pc < f->next_entry && pc < f->entry + 64;
-	     pc += 7) {
+	/* By offset: an entry near 2^64 (a made-up table) must not wrap
+	 * the PC below it. */
+	len = f->next_entry > f->entry ? f->next_entry - f->entry : 0;
+	for (off = 0; off < len && off < 64; off += 7) {
+		pc = f->entry + off;
 		if (go_pclntab_line(t, f, pc, &file, &line) == 0)
 			FUZZ_CHECK((const uint8_t *)file >= t->data &&
 				   (const uint8_t *)file < t->data + t->len);
