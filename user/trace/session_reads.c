@@ -664,23 +664,21 @@ static int counts_take(struct session *s, uint32_t wait_past)
 	struct sample_reads *r = &s->reads;
 	int rc = 0, k;
 
-	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
-
-	r->counts_last_ns = t0;
+	r->counts_last_ns = clock_ns(CLOCK_MONOTONIC);
 	for (k = 0; k < COUNTS_WAITS; k++) {
 		const struct timespec wait = { 0, 100000 };
+		uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 
 		rc = profile_counts_read(&s->target, &r->counts);
+		/* What a take costs is its read, not the waits between. */
+		r->counts_cost_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+		r->sc.t.ns_total += r->counts_cost_ns;
 		if (rc != 0 || r->counts.cycle != wait_past)
 			break;
 		nanosleep(&wait, NULL);
 	}
 	if (rc && rc != -ENOMEM)
 		r->sc.t.skipped++;
-	/* The waits for the cycle are not the take's cost. */
-	r->counts_cost_ns = clock_ns(CLOCK_MONOTONIC) - t0 -
-			    (uint64_t)k * 100000;
-	r->sc.t.ns_total += r->counts_cost_ns;
 	return rc;
 }
 
