@@ -395,6 +395,53 @@ static void test_replay_leak_rule_and_lifetimes(void **state)
 	heap_replay_free(h);
 }
 
+/*
+ * A leak in bursts (10 main.Leak every other 50 ms generation) with a
+ * checkpoint at every generation end: the floor rises at only half the
+ * checkpoints, but in every stretch of time the rule steps by.  Counted
+ * per checkpoint gap (the rule before), it was no suspect.
+ */
+static void test_replay_leak_in_bursts(void **state)
+{
+	static const char *const f[] = { "burst.trace" };
+	const struct hr_type *leak, *node;
+	struct heap_replay *h;
+	struct file w;
+	uint64_t g, k, ts = 0, lk = 0, nd = 100;
+
+	file_open(&w, "burst.trace");
+	for (g = 0; g < 20; g++) {
+		gen_start(&w, ts);
+		if (!g)
+			ev(&w, TW_EV_SPAN_ALLOC, 1, 1, 10, KC48);
+		for (k = 0; k < 10; k++) {
+			ts = g * 50 * MS + k + 10;
+			if (g)
+				ev(&w, TW_EV_HEAP_OBJECT_FREE, ts,
+				   1024 + (nd - 10) * 6, 0, 0);
+			ev(&w, TW_EV_HEAP_OBJECT_ALLOC, ts, 1024 + nd++ * 6,
+			   w.node, 0);
+			if (g % 2 == 0)
+				ev(&w, TW_EV_HEAP_OBJECT_ALLOC, ts,
+				   1024 + lk++ * 6, w.leak, 0);
+		}
+		ts = g * 50 * MS + 49 * MS;
+		ev(&w, TW_EV_GOROUTINE_STACK_ALLOC, ts, 1000 + g, 14, 0);
+		gen_end(&w);
+	}
+	file_close(&w);
+	h = replay(f, 1);
+	leak = type_named(h, "main.Leak");
+	node = type_named(h, "main.Node");
+	assert_true(h->npoints >= 19);
+	assert_int_equal(leak->leak.steps, 8);
+	assert_true(leak->leak.rises >= 6);
+	assert_true(leak->leak.suspect);
+	assert_int_equal(leak->leak.live_end, 100);
+	assert_false(node->leak.suspect);
+	heap_replay_free(h);
+}
+
 /* 60 s of events every 50 ms: checkpoints thinned, in order, to the end. */
 static void test_replay_checkpoints_thinned(void **state)
 {
@@ -548,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_replay_cycles_shortlived_survived_lifetimes),
 		cmocka_unit_test(test_replay_one_sweep_is_one_cycle),
 		cmocka_unit_test(test_replay_leak_rule_and_lifetimes),
+		cmocka_unit_test(test_replay_leak_in_bursts),
 		cmocka_unit_test(test_replay_checkpoints_thinned),
 		cmocka_unit_test(test_replay_native_go123),
 		cmocka_unit_test(test_replay_native_go127),

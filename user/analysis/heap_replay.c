@@ -19,8 +19,12 @@
  * Leak suspects: for the live count L_0..L_n of a type (or site) at the
  * checkpoints, its floor F_i = min(L_i..L_n) is what it never again goes
  * below.  Garbage that the GC frees in time lowers the floor back; a leak
- * raises it at almost every step.  A type is a suspect when n >= 3, F
- * rises in at least 3/4 of the steps, and L_n >= F_0 + max(8, F_0 / 10).
+ * raises it at almost every step.  Steps are up to 8 equal stretches of
+ * the checkpoints' time (each gap between checkpoints when there are
+ * fewer): a leak in bursts raises the floor in every stretch, though not
+ * between two checkpoints inside one of its pauses.  A type is a suspect
+ * when there are 3 steps or more, F rises in at least 3/4 of them, and
+ * L_n >= F_0 + max(8, F_0 / 10).
  * Suspects are ranked by the live bytes they gained.
  */
 #include <errno.h>

@@ -55,7 +55,7 @@ struct hr_leak {
 	bool suspect;
 	uint64_t floor_start, live_end; /* objects */
 	uint64_t growth_bytes;          /* live bytes gained over the trace */
-	unsigned rises, steps;          /* checkpoints where the floor rose */
+	unsigned rises, steps;          /* steps (stretches of time) it rose in */
 };
 
 /*

@@ -21,6 +21,7 @@
 
 #define TICK_NS 100000000ull          /* checkpoint inside long gens */
 #define MAX_POINTS 256
+#define LEAK_STEPS 8                  /* stretches of time the leak rule takes */
 #define TIME_BITS 40
 #define TIME_MAX ((1ull << TIME_BITS) - 1)
 

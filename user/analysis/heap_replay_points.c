@@ -153,8 +153,10 @@ void hr_leak_rule(struct heap_replay *h, struct hr_leak *lk,
 		  bool site, size_t idx, uint64_t live_bytes_end)
 {
 	size_t n = h->npoints, i;
-	uint64_t floor = UINT64_MAX, prev, end;
+	uint64_t floor = UINT64_MAX, prev, end, t0, span;
 	uint64_t *fl;
+	size_t last;
+	unsigned steps, s;
 
 	memset(lk, 0, sizeof(*lk));
 	if (n < 4)
@@ -175,20 +177,42 @@ void hr_leak_rule(struct heap_replay *h, struct hr_leak *lk,
 		      h->points[n - 1].site_live[idx] : 0)
 		   : (idx < h->points[n - 1].ntypes ?
 		      h->points[n - 1].type_live[idx] : 0);
+	/*
+	 * Steps are stretches of time, not gaps between checkpoints: a leak
+	 * that grows in bursts (a batch every 50 ms, say) raises its floor
+	 * in every stretch, but not between two checkpoints that fall in
+	 * one pause of it, and generation ends can come faster than the
+	 * bursts.  With more than LEAK_STEPS gaps, LEAK_STEPS equal
+	 * stretches of [t_0, t_n-1], each ending at the last checkpoint
+	 * inside it (one that holds none is no step); with fewer, each gap.
+	 */
+	steps = n - 1 < LEAK_STEPS ? (unsigned)(n - 1) : LEAK_STEPS;
+	t0 = h->points[0].t_ns;
+	span = h->points[n - 1].t_ns - t0;
 	prev = fl[0];
-	for (i = 1; i < n; i++) {
+	last = 0;
+	for (s = 1, i = 0; s <= steps; s++) {
+		uint64_t edge = s == steps ? UINT64_MAX :
+				n - 1 <= LEAK_STEPS ? h->points[s].t_ns :
+				t0 + (uint64_t)((double)span * s / steps);
+
+		while (i + 1 < n && h->points[i + 1].t_ns <= edge)
+			i++;
+		if (i == last)
+			continue;
+		lk->steps++;
 		if (fl[i] > prev)
 			lk->rises++;
 		prev = fl[i];
+		last = i;
 	}
-	lk->steps = (unsigned)(n - 1);
 	lk->floor_start = fl[0];
 	lk->live_end = end;
 	if (end > fl[0] && end)
 		lk->growth_bytes = (uint64_t)((double)(end - fl[0]) *
 					      ((double)live_bytes_end /
 					       (double)end));
-	lk->suspect = lk->rises * 4 >= lk->steps * 3 &&
+	lk->suspect = lk->steps >= 3 && lk->rises * 4 >= lk->steps * 3 &&
 		      end >= fl[0] + (fl[0] / 10 > 8 ? fl[0] / 10 : 8);
 	free(fl);
 }

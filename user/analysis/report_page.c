@@ -241,7 +241,8 @@ static int leak_table(const struct heap_replay *h, unsigned top,
 	t->note = h->npoints < 4 ?
 		  "Too few checkpoints (under 4) to tell a leak." :
 		  "Types whose live count keeps growing: the least it is "
-		  "later rises at 3/4 of the checkpoints or more, and it ends "
+		  "later rises in 3/4 or more of up to 8 equal stretches of the "
+		  "trace's time, and it ends "
 		  "at least max(8, 10%) above where it started.";
 	t->head = leak_head;
 	t->text_cols = 1;
