@@ -457,7 +457,8 @@ static void gc_rec(struct fx *f, uint16_t kind, uint32_t flags, uint64_t addr)
 static struct fx *reads_session(struct u64_map *types, uint64_t *bucket)
 {
 	struct session_opts so = { .sample = 1, .memprofilerate = 4096,
-				   .sample_reads = true };
+				   .sample_reads = true,
+				   .pause_budget_ns = 100000 };
 	struct fx *f = calloc(1, sizeof(*f));
 	struct ps_reader pr;
 	struct target tg;
@@ -624,6 +625,48 @@ static void test_one_read_a_cycle(void **state)
 	assert_int_equal(c.alloc_of_live, 0);
 }
 
+/*
+ * Whether the probe at each mark's start is wanted rests on what a step
+ * of the pause's read costs.  One snapshot the host stalled (1.7 ms for
+ * 40 steps; seen on allocbench) must not make a 40-step heap look as if
+ * it would not fit the budget: the mean of all the snapshots said so
+ * for the next 70 cycles, the median of the last ones does not.
+ */
+static void test_one_stalled_snapshot_wants_no_mark_probe(void **state)
+{
+	struct sample_reads *r;
+	struct taf_rec_snap rec;
+	struct u64_map types;
+	struct counts c;
+	struct fx *f;
+	uint64_t bucket, ns;
+	int i;
+
+	f = reads_session(&types, &bucket);
+	/* As if the programs had been asked (the test has no probes). */
+	r = (struct sample_reads *)session_reads(f->s);
+	r->snap_asked = true;
+	for (i = 0; i < 21; i++) {
+		ns = i == 0 ? 1735000 : 8000;
+		memset(&rec, 0, sizeof(rec));
+		hdr(&rec.hdr, TAF_REC_SNAP, (uint16_t)offsetof(struct taf_rec_snap, s),
+		    f->ts += 10);
+		rec.hdr.flags = TAF_SNAP_F_LAST;
+		rec.steps = 40;
+		rec.ns = ns;
+		feed(f, &rec, rec.hdr.len);
+		gc_rec(f, TAF_REC_GC_CYCLE, TAF_GC_F_SNAP, 0);
+	}
+	assert_int_equal(r->c.snap_taken, 21);
+	/* 200 ns a step: the budget reads 500, a third is 166 > 40. */
+	assert_false(session_wants_mark_probe(f->s, true));
+	/* A heap of 300 steps is near the budget: wanted. */
+	r->snap_last_steps = 300;
+	assert_true(session_wants_mark_probe(f->s, false));
+	finish(f, &c);
+	u64_map_free(&types);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +679,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_reads_what_bpf_could_not),
 		cmocka_unit_test(test_snapshots_are_the_reads),
 		cmocka_unit_test(test_one_read_a_cycle),
+		cmocka_unit_test(test_one_stalled_snapshot_wants_no_mark_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -123,7 +123,11 @@ struct sample_reads {
 	bool snap_cut;              /* the last one ran out of budget */
 	uint32_t snap_cuts_in_row;  /* ... and how many before it did */
 	bool snap_off;              /* stopped: the heap was too big */
-	uint64_t snap_steps, snap_ns;  /* of the whole ones: the step cost */
+	/* What a step cost in the last SNAP_STEP_COSTS whole ones (ns), a
+	 * ring: their median is the step cost (session_reads.c). */
+#define SNAP_STEP_COSTS 16
+	uint32_t snap_step_ns[SNAP_STEP_COSTS];
+	uint32_t snap_step_costs;   /* how many were ever put in */
 	uint64_t snap_last_steps;   /* the last whole one's; 0: none yet */
 	bool snap_building, snap_whole;
 	uint32_t snap_next;

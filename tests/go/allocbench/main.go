@@ -31,6 +31,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/trace"
+	"sort"
 	"syscall"
 	"time"
 )
@@ -171,4 +172,22 @@ func main() {
 		ms1.Mallocs-ms0.Mallocs)
 	cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
 	fmt.Printf("cpu/alloc %.1f\n", float64(cpu)/allocs)
+	// Where a difference in cpu/alloc lies: user or system time (a
+	// tracer's traps and BPF programs are system time), and how many GCs
+	// ran and how long the world stood stopped for them.
+	// The median pause of the last 256 cycles (both of a cycle's
+	// stops): an outlier (the host took the CPU) moves the total, not it.
+	var pauses []uint64
+	for i := uint32(0); i < ms1.NumGC-ms0.NumGC && i < 256; i++ {
+		pauses = append(pauses, ms1.PauseNs[(ms1.NumGC-1-i)%256])
+	}
+	sort.Slice(pauses, func(i, j int) bool { return pauses[i] < pauses[j] })
+	p50 := 0.0
+	if len(pauses) > 0 {
+		p50 = float64(pauses[len(pauses)/2]) / 1e3
+	}
+	fmt.Printf("loop user_ms %.1f sys_ms %.1f gcs %d pause_total_us %.0f pause_p50_us %.1f\n",
+		float64(ru1.Utime.Nano()-ru0.Utime.Nano())/1e6,
+		float64(ru1.Stime.Nano()-ru0.Stime.Nano())/1e6,
+		ms1.NumGC-ms0.NumGC, float64(ms1.PauseTotalNs-ms0.PauseTotalNs)/1e3, p50)
 }
