@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "trace/alloc_stacks.h"
 #include "trace/shadow_heap.h"
@@ -129,6 +130,30 @@ static int write_exists(struct session *s)
 }
 
 /*
+ * The size cut for the generation starting now: --generation-size, but
+ * no more than a quarter of the room left on the output's file system.
+ * A generation is kept whole or not at all (a failed write is cut back
+ * to the last whole one), so on a disk nearly full one 8 MiB generation
+ * could be lost whole where four smaller ones fit: with an 8 MiB disk
+ * and the defaults no file was left at all.  Each generation then takes
+ * a quarter of what remains, until the room is under SESSION_GEN_SIZE_MIN
+ * a generation.
+ */
+static uint64_t gen_cap_for_room(const struct session *s)
+{
+	struct statvfs st;
+	uint64_t room;
+	int fd = s->sink ? trace_sink_dirfd(s->sink) : -1;
+
+	if (fd < 0 || fstatvfs(fd, &st) != 0)
+		return s->gen_cap;
+	room = (uint64_t)st.f_bavail * st.f_frsize / 4;
+	if (room < SESSION_GEN_SIZE_MIN)
+		room = SESSION_GEN_SIZE_MIN;
+	return s->gen_cap && s->gen_cap < room ? s->gen_cap : room;
+}
+
+/*
  * Starts a generation.  When it will open a new file, it begins with what
  * the shadow heap holds, as traceSnapshotMemory begins a trace, so every
  * file can be read alone.  The first file gets them at once (a picture of
@@ -150,6 +175,7 @@ static int new_generation(struct session *s, bool first)
 	tw_gen_stream(s->gen, trace_sink_write_cb, s->sink);
 	tw_gen_use_types(s->gen, &s->catalog);
 	s->gen_base = 0;
+	s->gen_cap_now = gen_cap_for_room(s);
 	if (!trace_sink_at_file_start(s->sink))
 		return 0;
 	if (first) {

@@ -81,6 +81,7 @@ struct session {
 	bool sink_failed;
 	int sink_error;
 	uint64_t gen_cap;                /* cut past this many event bytes */
+	uint64_t gen_cap_now;            /* ... or fewer, on a disk nearly full */
 	uint64_t gen_base;               /* event bytes of the exists events */
 
 	unsigned sample;                 /* 1 heap allocation in N is kept */

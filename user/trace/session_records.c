@@ -395,13 +395,14 @@ int session_record(struct session *s, const struct record_view *v)
 	int rc = record(s, v);
 
 	/*
-	 * Cut by size too (session.h SESSION_GEN_SIZE_DEFAULT), counting
+	 * Cut by size too (session.h SESSION_GEN_SIZE_DEFAULT, less on a
+	 * disk nearly full: session_gen.c gen_cap_for_room), counting
 	 * only the events after a file's exists events: those repeat the
 	 * live heap, which may itself be larger than the cap, and every
 	 * generation must hold some events of its own.
 	 */
-	if (s->gen_cap && s->gen &&
-	    tw_gen_event_bytes(s->gen) - s->gen_base >= s->gen_cap)
+	if (s->gen_cap_now && s->gen &&
+	    tw_gen_event_bytes(s->gen) - s->gen_base >= s->gen_cap_now)
 		session_cut(s);
 	return rc;
 }
