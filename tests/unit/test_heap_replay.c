@@ -343,6 +343,37 @@ static void test_replay_one_sweep_is_one_cycle(void **state)
 }
 
 /*
+ * NGEN generations of GEN_MS each: 10 main.Node churned a generation
+ * (the next one frees them), 10 main.Leak leaked in every EVERY-th, and a
+ * goroutine stack at each generation's end.
+ */
+static void leak_gens(struct file *w, uint64_t ngen, uint64_t gen_ms,
+		      uint64_t every)
+{
+	uint64_t g, k, ts = 0, lk = 0, nd = 100;
+
+	for (g = 0; g < ngen; g++) {
+		gen_start(w, ts);
+		if (!g)
+			ev(w, TW_EV_SPAN_ALLOC, 1, 1, 10, KC48);
+		for (k = 0; k < 10; k++) {
+			ts = g * gen_ms * MS + k + 10;
+			if (g)
+				ev(w, TW_EV_HEAP_OBJECT_FREE, ts,
+				   1024 + (nd - 10) * 6, 0, 0);
+			ev(w, TW_EV_HEAP_OBJECT_ALLOC, ts, 1024 + nd++ * 6,
+			   w->node, 0);
+			if (g % every == 0)
+				ev(w, TW_EV_HEAP_OBJECT_ALLOC, ts,
+				   1024 + lk++ * 6, w->leak, 0);
+		}
+		ts = g * gen_ms * MS + (gen_ms - 1) * MS;
+		ev(w, TW_EV_GOROUTINE_STACK_ALLOC, ts, 1000 + g, 14, 0);
+		gen_end(w);
+	}
+}
+
+/*
  * Eight generations of 100 ms: each leaks 10 main.Leak and churns 10
  * main.Node that the next generation frees.  Node lifetime: 100 ms.
  */
@@ -352,28 +383,10 @@ static void test_replay_leak_rule_and_lifetimes(void **state)
 	const struct hr_type *leak, *node;
 	struct heap_replay *h;
 	struct file w;
-	uint64_t g, k, ts = 0, lk = 0, nd = 100;
 	uint64_t p50;
 
 	file_open(&w, "leak.trace");
-	for (g = 0; g < 8; g++) {
-		gen_start(&w, ts);
-		if (!g)
-			ev(&w, TW_EV_SPAN_ALLOC, 1, 1, 10, KC48);
-		for (k = 0; k < 10; k++) {
-			ts = g * 100 * MS + k + 10;
-			if (g)
-				ev(&w, TW_EV_HEAP_OBJECT_FREE, ts,
-				   1024 + (nd - 10) * 6, 0, 0);
-			ev(&w, TW_EV_HEAP_OBJECT_ALLOC, ts, 1024 + nd++ * 6,
-			   w.node, 0);
-			ev(&w, TW_EV_HEAP_OBJECT_ALLOC, ts, 1024 + lk++ * 6,
-			   w.leak, 0);
-		}
-		ts = g * 100 * MS + 99 * MS;
-		ev(&w, TW_EV_GOROUTINE_STACK_ALLOC, ts, 1000 + g, 14, 0);
-		gen_end(&w);
-	}
+	leak_gens(&w, 8, 100, 1);
 	file_close(&w);
 	h = replay(f, 1);
 	leak = type_named(h, "main.Leak");
@@ -407,28 +420,9 @@ static void test_replay_leak_in_bursts(void **state)
 	const struct hr_type *leak, *node;
 	struct heap_replay *h;
 	struct file w;
-	uint64_t g, k, ts = 0, lk = 0, nd = 100;
 
 	file_open(&w, "burst.trace");
-	for (g = 0; g < 20; g++) {
-		gen_start(&w, ts);
-		if (!g)
-			ev(&w, TW_EV_SPAN_ALLOC, 1, 1, 10, KC48);
-		for (k = 0; k < 10; k++) {
-			ts = g * 50 * MS + k + 10;
-			if (g)
-				ev(&w, TW_EV_HEAP_OBJECT_FREE, ts,
-				   1024 + (nd - 10) * 6, 0, 0);
-			ev(&w, TW_EV_HEAP_OBJECT_ALLOC, ts, 1024 + nd++ * 6,
-			   w.node, 0);
-			if (g % 2 == 0)
-				ev(&w, TW_EV_HEAP_OBJECT_ALLOC, ts,
-				   1024 + lk++ * 6, w.leak, 0);
-		}
-		ts = g * 50 * MS + 49 * MS;
-		ev(&w, TW_EV_GOROUTINE_STACK_ALLOC, ts, 1000 + g, 14, 0);
-		gen_end(&w);
-	}
+	leak_gens(&w, 20, 50, 2);
 	file_close(&w);
 	h = replay(f, 1);
 	leak = type_named(h, "main.Leak");
