@@ -217,17 +217,17 @@ for spec in "1.27:-stripped-pie:20000" "1.21::20000" "1.27:-stripped-pie:0"; do
 	BIN=$(workload fullwork "$ver" "$fl") || exit 1
 	out=$TMP/large$ver$fl$budget
 	"$TRACER" --memprofilerate 4096 --pause-budget "$budget" -o "$out" -- \
-		"$BIN" -wait=false -scale 0.3 -parts large >"$TMP/l$ver$fl.log" 2>&1 ||
-		fail "Go $ver$fl: tracer: $(tail -n 3 "$TMP/l$ver$fl.log")"
-	grep -q ' large_scan=1800 ' "$TMP/l$ver$fl.log" ||
-		fail "Go $ver$fl: fullwork did not make 1800 main.LargePtr: $(grep '^done' "$TMP/l$ver$fl.log")"
+		"$BIN" -wait=false -scale 0.3 -parts large >"$TMP/l$ver$fl$budget.log" 2>&1 ||
+		fail "Go $ver$fl: tracer: $(tail -n 3 "$TMP/l$ver$fl$budget.log")"
+	grep -q ' large_scan=1800 ' "$TMP/l$ver$fl$budget.log" ||
+		fail "Go $ver$fl: fullwork did not make 1800 main.LargePtr: $(grep '^done' "$TMP/l$ver$fl$budget.log")"
 	sum=$(ls "$out"/*.summary.json | head -n 1)
 	read -r inpause reborn _ < <(summary_pause "$sum")
 	files=("$out"/*.trace)
 	check_files "$TMP/tcl$ver$fl$budget" "${files[@]}"
 	lp=$(cat "$TMP/tcl$ver$fl$budget"/*.tc127 | awk '$1 == "type" && $2 == "main.LargePtr" && $4 == "allocs" { n += $5 } END { print n + 0 }')
 	[ "$lp" -ge 1795 ] && [ "$lp" -le 1800 ] && [ "$reborn" -gt 0 ] ||
-		fail "Go $ver$fl: $lp main.LargePtr samples of 1800 ($inpause reads in the pauses, $reborn at a reused address)"
+		fail "Go $ver$fl, --pause-budget $budget: $lp main.LargePtr samples of 1800 ($inpause reads in the pauses, $reborn at a reused address): $(grep -h 'memprofilerate:' "$TMP/l$ver$fl$budget.log")"
 	reuse+=("go$ver$fl/$budget: $lp of 1800 main.LargePtr, $reborn at a reused address")
 done
 
