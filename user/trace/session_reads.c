@@ -66,6 +66,13 @@ static void reads_open(struct session *s)
 					   &r->snap_target) == 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * A heap too big to read within --pause-budget: a cut snapshot costs the
  * pause the whole budget and the daemon reads anyway, so the programs
@@ -77,15 +84,7 @@ static void reads_open(struct session *s)
  * what a step costs; two cuts in a row are taken at their word.  The
  * programs are asked again once a read finds a heap of half what the
  * budget reads.
- */
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/*
+ *
  * The step cost is the median of the last whole snapshots' own, not the
  * mean of all: one snapshot the host stalled (1.7 ms for 40 steps, seen
  * on allocbench) raised the mean so far that the estimate said a
