@@ -281,6 +281,36 @@ static bool looks_gccgo(const struct go_binary *bin)
 	return false;
 }
 
+int go_binary_looks_go(int fd)
+{
+	size_t shstrndx, nsec = 0;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int go = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOSYS;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF ||
+	    elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		elf_end(elf);
+		return -ENOEXEC;
+	}
+	while (!go && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		nsec++;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		go = name && (strcmp(name, ".go.buildinfo") == 0 ||
+			      strcmp(name, ".gopclntab") == 0);
+	}
+	elf_end(elf);
+	return go || nsec == 0;
+}
+
 int go_binary_open(const char *path, struct go_binary **out, char *err,
 		   size_t errlen)
 {

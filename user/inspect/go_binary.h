@@ -52,6 +52,17 @@ void go_binary_close(struct go_binary *bin);
 int go_binary_check_version(const struct go_binary *bin, char *err,
 			    size_t errlen);
 
+/*
+ * Whether the executable open on FD looks like a Go program, from its
+ * section names alone (.go.buildinfo or .gopclntab): 1, 0, or -errno
+ * when it is not a readable ELF file.  Cheap (the section headers, no
+ * table parsed), for deciding whether a process just exec'd is worth
+ * stopping; go_binary_open decides for good.  An ELF file without
+ * section headers counts as Go (packers strip them; the open says).
+ * Thread-safe (its own libelf handle).
+ */
+int go_binary_looks_go(int fd);
+
 const char *go_binary_path(const struct go_binary *bin);
 
 /* The descriptor the binary is open on (for as long as it is), or -1. */

@@ -68,6 +68,38 @@ static bool selected(struct tracer *t, pid_t pid, const struct exec_info *ei)
 	return cli_process_selected(t->opt, pid, comm, exe);
 }
 
+int tracer_freeze(struct tracer *t, pid_t pid, struct frozen *fz)
+{
+	return t->catch ? exec_catch_freeze(t->catch, pid, fz) :
+			  freeze_process(pid, fz);
+}
+
+void tracer_thaw(struct tracer *t, struct frozen *fz)
+{
+	if (t->catch)
+		exec_catch_thaw(t->catch, fz);
+	else
+		thaw_process(fz);
+}
+
+/*
+ * The executables whose fate is known now (probed, refused, not Go): the
+ * exec catcher stops none of their later processes.
+ */
+static void settle_bins(struct tracer *t)
+{
+	size_t i;
+
+	for (i = 0; t->catch && i < t->nbins; i++) {
+		struct bin_entry *be = &t->bins[i];
+
+		if (be->settled_told || (be->go && !be->attached))
+			continue;
+		exec_catch_settled(t->catch, be->dev, be->ino);
+		be->settled_told = true;
+	}
+}
+
 /*
  * --all: a process we have not seen is found at start, exec'd (EI; HOW:
  * its exec record in order, or its hint ahead of the ring), or sends its
@@ -77,7 +109,6 @@ void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 	      enum discover_how how)
 {
 	struct session *s;
-	struct frozen fz;
 	char err[512];
 	int rc;
 
@@ -94,16 +125,16 @@ void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 		return;
 	}
 	/*
-	 * A new executable takes a while to plan and attach (0.1-0.5 s, far
-	 * more for big binaries): stopped now, the process does nothing
-	 * unprobed meanwhile.  ptrace, invisible to its parent (freeze.h);
-	 * take_snapshot reads its heap and lets it go.
+	 * DISCOVER_HINT: the process was stopped at its exec (t->held, by
+	 * the exec catcher): a new executable takes a while to plan and
+	 * attach (0.1-0.5 s, far more for big binaries), and it does
+	 * nothing unprobed meanwhile.  take_snapshot reads its heap and
+	 * lets it go.
 	 */
-	if (how == DISCOVER_HINT && freeze_process(pid, &fz) == 0)
-		t->held = &fz;
 	rc = tracer_open_session(t, pid, -1, ei == NULL, ei, err, sizeof(err));
+	settle_bins(t);
 	if (t->held) {
-		thaw_process(t->held);  /* not opened: not snapshotted either */
+		tracer_thaw(t, t->held);  /* not opened: not snapshotted either */
 		t->held = NULL;
 	}
 	if (rc != 0) {
@@ -124,42 +155,48 @@ void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 	    go_binary_build_info(session_binary(s))->version);
 }
 
-static void exec_info_of(const struct taf_rec_exec *r, struct exec_info *ei)
+/*
+ * --all: a process the exec catcher stopped at its exec (or tried to).
+ * Only a new executable is caught: one we know is attached (its records
+ * queue behind the exec record, which opens the session in order) or
+ * refused is left alone.  A PID with a session is left to the record in
+ * order too: that session's last records are still queued.
+ */
+static void take_one(struct tracer *t, struct exec_caught *k)
 {
-	/* Kernel dev_t (major << 20 | minor) to st_dev. */
-	ei->dev = makedev((unsigned)(r->dev >> 20), (unsigned)(r->dev & 0xfffff));
-	ei->ino = r->ino;
-	ei->ts = r->hdr.ts;
-	memcpy(ei->comm, r->comm, sizeof(ei->comm));
-	ei->comm[sizeof(ei->comm) - 1] = '\0';
+	if (t->closing || tracer_bin_find(t, k->ei.dev, k->ei.ino) ||
+	    find_session(t, k->pid)) {
+		if (k->stopped)
+			tracer_thaw(t, &k->fz);
+		return;
+	}
+	/* The exec record, when its turn comes, is this one: skip it. */
+	u64_map_put(&t->early, (uint64_t)k->pid, k->ei.ts);
+	u64_map_del(&t->ignored, (uint64_t)k->pid);
+	if (!k->stopped && k->stop_err == -ESRCH) {
+		/* A Go program of a new executable, selected, and gone
+		 * within a fraction of a millisecond: said, not silent. */
+		tracer_say("PID %d (%s) exited %.1f ms after its exec, before it could be stopped for its executable's probes: not traced",
+		    (int)k->pid, k->ei.comm,
+		    (k->caught_ns - k->ei.ts) / 1e6);
+		ignore_pid(t, k->pid);
+		return;
+	}
+	t->held = k->stopped ? &k->fz : NULL;
+	tracer_discover(t, k->pid, &k->ei, DISCOVER_HINT);
+	if (t->held) {
+		/* Not opened (tracer_discover's early returns). */
+		tracer_thaw(t, t->held);
+		t->held = NULL;
+	}
 }
 
-/*
- * --all: an exec's copy in the hint ring, read before the records queued
- * ahead of it.  Only a new executable is worth acting on early: one we
- * know is attached (its records queue behind the exec record, which opens
- * the session in order) or refused.  A PID with a session is left to the
- * record in order too: that session's last records are still queued.
- */
-int tracer_on_hint(void *ctx, void *data, size_t len)
+void tracer_take_caught(struct tracer *t)
 {
-	struct tracer *t = ctx;
-	struct record_view v;
-	struct exec_info ei;
-	pid_t pid;
+	struct exec_caught k;
 
-	if (!t->opt->all || t->closing || record_view_decode(data, len, &v) ||
-	    v.hdr->kind != TAF_REC_EXEC || !v.exec)
-		return 0;
-	exec_info_of(v.exec, &ei);
-	pid = (pid_t)v.hdr->pid;
-	if (tracer_bin_find(t, ei.dev, ei.ino) || find_session(t, pid))
-		return 0;
-	/* The exec record, when its turn comes, is this one: skip it. */
-	u64_map_put(&t->early, (uint64_t)pid, ei.ts);
-	u64_map_del(&t->ignored, (uint64_t)pid);
-	tracer_discover(t, pid, &ei, DISCOVER_HINT);
-	return 0;
+	while (t->catch && exec_catch_next(t->catch, &k))
+		take_one(t, &k);
 }
 
 /* True (and forgotten) when the exec record was handled from its hint. */
@@ -205,10 +242,21 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 		t->since_clock_check = 0;
 		if (tracer_now_ns() - t->poll_started > 50000000ull)
 			t->yield_poll = true;
-		/* An exec waits for none of the backlog: its process runs
-		 * unprobed until the daemon handles it (exec.bpf.h). */
-		if (t->hints)
-			ring_buffer__consume(t->hints);
+		/* A process caught at its exec waits stopped for none of
+		 * the backlog (exec_catch.h). */
+		tracer_take_caught(t);
+	}
+	if (h->kind == TAF_REC_EXEC && t->catch && v.exec &&
+	    !u64_map_get(&t->early, h->pid, NULL)) {
+		struct exec_info ei;
+
+		/* Its hint was written first: the catcher's verdict on it
+		 * comes before the record is handled in order. */
+		exec_info_from_rec(v.exec, &ei);
+		if (!tracer_bin_find(t, ei.dev, ei.ino)) {
+			exec_catch_sync(t->catch);
+			tracer_take_caught(t);
+		}
 	}
 	if (h->kind == TAF_REC_EXEC && handled_early(t, h))
 		return 0;
@@ -237,7 +285,7 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 		if (v.exec) {
 			struct exec_info ei;
 
-			exec_info_of(v.exec, &ei);
+			exec_info_from_rec(v.exec, &ei);
 			if (t->opt->all)
 				tracer_discover(t, (pid_t)h->pid, &ei, DISCOVER_EXEC);
 			else if (t->child && (pid_t)h->pid == t->child)

@@ -274,7 +274,7 @@ static void take_snapshot(struct tracer *t, struct session *s,
 		memset(t->held, 0, sizeof(*t->held));
 		t->held = NULL;
 	} else {
-		rc = freeze_process(tg->pid, &fz);
+		rc = tracer_freeze(t, tg->pid, &fz);
 	}
 	t0 = tracer_now_ns();
 	if (rc) {
@@ -286,7 +286,7 @@ static void take_snapshot(struct tracer *t, struct session *s,
 	fz_since = fz.since;
 	rc = heap_snapshot_read(tg, session_binary(s), session_load_bias(s),
 				&cb, &st, err, sizeof(err));
-	thaw_process(&fz);
+	tracer_thaw(t, &fz);
 	t1 = tracer_now_ns();
 	if (rc)
 		tracer_say("warning: PID %d: %s: its first file starts without a full snapshot",

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -169,9 +170,9 @@ static void cut_generations(struct tracer *t, bool new_file)
 		struct traced *p;
 		int err;
 
-		/* Encoding a busy process's generation takes ms: hints first. */
-		if (t->hints)
-			ring_buffer__consume(t->hints);
+		/* Encoding a busy process's generation takes ms: what the
+		 * exec catcher holds stopped first. */
+		tracer_take_caught(t);
 		p = &t->procs[i];
 		if (new_file)
 			session_rotate(p->s);
@@ -213,6 +214,15 @@ static int read_ring(struct tracer *t, uint64_t next_cut)
 		timeout = 0;
 	t->poll_started = now;
 	t->yield_poll = false;
+	if (t->catch) {
+		/* The records, or a process the exec catcher stopped. */
+		struct epoll_event ev[2];
+
+		if (epoll_wait(t->wait_fd, ev, 2, timeout) < 0)
+			return -errno;
+		tracer_take_caught(t);
+		return ring_buffer__consume(t->rb);
+	}
 	rc = ring_buffer__poll(t->rb, timeout);
 	if (rc >= 0 && !t->yield_poll)
 		rc = ring_buffer__consume(t->rb);
@@ -271,23 +281,42 @@ static void run_loop(struct tracer *t)
 }
 
 /*
- * --all: the exec hints (a copy of each exec record, bpf/exec.bpf.h)
- * are read on their own before the records (tracer_on_record), and also
- * through the main ring_buffer so that its poll wakes up for them.
+ * --all: the exec hints (a copy of each exec record, bpf/exec.bpf.h) are
+ * read by a thread of their own (exec_catch.h); the loop waits on the
+ * records and on that thread's wake-up together.
  */
-static int open_hints(struct tracer *t)
+static void stop_catcher(struct tracer *t)
 {
-	int fd = probes_exec_hints_fd(&t->probes);
+	exec_catch_stop(t->catch);
+	t->catch = NULL;
+	if (t->wait_fd >= 0)
+		close(t->wait_fd);
+	t->wait_fd = -1;
+}
 
-	t->hints = ring_buffer__new(fd, tracer_on_hint, t, NULL);
-	if (!t->hints)
-		return -1;
-	if (ring_buffer__add(t->rb, fd, tracer_on_hint, t)) {
-		ring_buffer__free(t->hints);
-		t->hints = NULL;
-		return -1;
-	}
+static int start_catcher(struct tracer *t)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int wake, rc;
+
+	rc = exec_catch_start(&t->catch, probes_exec_hints_fd(&t->probes),
+			      t->opt, &wake);
+	if (rc)
+		return rc;
+	t->wait_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (t->wait_fd < 0)
+		goto fail;
+	ev.data.fd = ring_buffer__epoll_fd(t->rb);
+	if (epoll_ctl(t->wait_fd, EPOLL_CTL_ADD, ev.data.fd, &ev))
+		goto fail;
+	ev.data.fd = wake;
+	if (epoll_ctl(t->wait_fd, EPOLL_CTL_ADD, wake, &ev))
+		goto fail;
 	return 0;
+fail:
+	rc = -errno;
+	stop_catcher(t);
+	return rc;
 }
 
 int tracer_run(const struct taf_options *opt)
@@ -330,9 +359,10 @@ int tracer_run(const struct taf_options *opt)
 		probes_destroy(&t.probes);
 		return 1;
 	}
-	if (opt->all && open_hints(&t))
-		tracer_say("warning: cannot read the exec hint ring (%s): a program with a new executable runs unprobed until its exec record's turn",
-		    strerror(errno));
+	t.wait_fd = -1;
+	if (opt->all && (rc = start_catcher(&t)) != 0)
+		tracer_say("warning: cannot start the thread that stops new programs at their exec (%s): a program with a new executable runs unprobed until its exec record's turn",
+		    strerror(-rc));
 	rc = ring_pos_open(&t.rpos, probes_ringbuf_fd(&t.probes));
 	if (rc)
 		tracer_say("warning: cannot map the ring buffer's positions (%s): a process's last records may be lost when it exits under load",
@@ -352,6 +382,8 @@ int tracer_run(const struct taf_options *opt)
 
 out:
 	t.closing = true;
+	/* Resumes what it still holds; later stops are the main thread's. */
+	stop_catcher(&t);
 	/*
 	 * Stop recording, then detach (slow: one RCU grace period per uprobe
 	 * link), then drain what was queued before the stop.  Records stamped
@@ -381,7 +413,6 @@ out:
 			    (unsigned long long)t.done.tiny_merged);
 		tracer_print_drops(&t);
 	}
-	ring_buffer__free(t.hints);
 	ring_buffer__free(t.rb);
 	ring_pos_close(&t.rpos);
 	probes_destroy(&t.probes);

@@ -24,6 +24,7 @@
 #include "attach/probes.h"
 #include "attach/profile_rate.h"
 #include "attach/ring_pos.h"
+#include "trace/exec_catch.h"
 #include "trace/session.h"
 #include "util/u64_map.h"
 
@@ -37,6 +38,7 @@ struct bin_entry {
 	bool go;              /* a Go program we can trace */
 	bool refused;         /* a Go program we cannot (why says why) */
 	bool attached;
+	bool settled_told;    /* exec_catch_settled was told of it */
 	size_t probes;
 	struct go_binary *bin;  /* kept open: sessions borrow it */
 	char path[4096];        /* where it was found, for --include */
@@ -68,23 +70,13 @@ struct bin_entry {
 #define TRACER_REFUSED_GO (-ENOTSUP)
 
 
-/*
- * What an exec record tells about a process: enough to trace it from its
- * records even when it has exited before we get to open it.
- */
-struct exec_info {
-	uint64_t dev, ino;    /* st_dev encoding */
-	uint64_t ts;          /* when it exec'd (the record's time) */
-	char comm[16];
-};
-
 /* How tracer_discover found a process. */
 enum discover_how {
 	DISCOVER_SCAN,        /* in /proc at start */
 	DISCOVER_EXEC,        /* its exec record, in ring order */
 	DISCOVER_RECORD,      /* its first record: it runs a probed executable */
-	DISCOVER_HINT,        /* its exec hint, ahead of the ring: stop it
-				 with ptrace until its probes are live */
+	DISCOVER_HINT,        /* caught at its exec (exec_catch.h): held
+				 stopped until its probes are live */
 };
 
 /* A traced process: its session, and what the tracer keeps about it. */
@@ -114,8 +106,12 @@ struct tracer {
 	bool reads_realtime;        /* SCHED_FIFO asked for (exe_sessions.c) */
 	const struct taf_options *opt;
 	struct probes probes;
-	struct ring_buffer *rb;       /* the records and the exec hints */
-	struct ring_buffer *hints;    /* the exec hints alone, read first */
+	struct ring_buffer *rb;       /* the records */
+	/* --all: the thread that stops new Go processes at their exec and
+	 * owns the ptrace stops (NULL without it); the loop waits on
+	 * wait_fd, an epoll set of rb's and the thread's wake-up. */
+	struct exec_catch *catch;
+	int wait_fd;
 	/* PID -> exec time of an exec already handled from its hint. */
 	struct u64_map early;
 	struct frozen *held;          /* a process stopped since its exec */
@@ -183,7 +179,12 @@ void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
 	      enum discover_how how);
 void tracer_drain(struct tracer *t);
 int tracer_on_record(void *ctx, void *data, size_t len);
-int tracer_on_hint(void *ctx, void *data, size_t len);
+/* --all: what the exec catcher stopped, opened (or let go) now. */
+void tracer_take_caught(struct tracer *t);
+/* freeze_process and thaw_process, on the exec catcher's thread while it
+ * runs (ptrace requests must come from the thread that attached). */
+int tracer_freeze(struct tracer *t, pid_t pid, struct frozen *fz);
+void tracer_thaw(struct tracer *t, struct frozen *fz);
 
 /* run_modes.c: -p PID, --all, -- CMD */
 int tracer_start_pid(struct tracer *t);
