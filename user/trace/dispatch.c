@@ -314,7 +314,9 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 	}
 	session_record(s, &v);
 	/* A mark's end may have found the heap too big to read in a pause. */
-	if (h->kind == TAF_REC_GC_CYCLE && t->opt->memprofilerate)
+	if (h->kind == TAF_REC_GC_CYCLE && t->opt->memprofilerate) {
 		tracer_mark_probe(t, s);
+		tracer_watch_rate(t, s);
+	}
 	return t->yield_poll ? -ECANCELED : 0;
 }

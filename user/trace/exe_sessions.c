@@ -615,19 +615,25 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
  * trap a cycle more only where the heap is too big to read in a pause.
  * An attach that fails is said once and not tried again.
  */
+static struct traced *traced_of(struct tracer *t, const struct session *s)
+{
+	size_t i;
+
+	for (i = 0; i < t->nprocs; i++)
+		if (t->procs[i].s == s)
+			return &t->procs[i];
+	return NULL;
+}
+
 void tracer_mark_probe(struct tracer *t, struct session *s)
 {
 	const struct target *tg = session_target(s);
 	struct bin_entry *be;
-	struct traced *p = NULL;
+	struct traced *p = traced_of(t, s);
 	char path[64], err[256];
 	uint64_t t0;
 	bool has;
-	size_t i;
 
-	for (i = 0; i < t->nprocs && !p; i++)
-		if (t->procs[i].s == s)
-			p = &t->procs[i];
 	if (!p || p->mark_failed)
 		return;
 	has = p->mark_link.link || p->mark_link.fd >= 0;
@@ -658,6 +664,33 @@ void tracer_mark_probe(struct tracer *t, struct session *s)
 }
 
 /*
+ * --memprofilerate: a program may set runtime.MemProfileRate itself after
+ * the tracer did (a flag of its own, a debug endpoint): from then on its
+ * samples are made at its rate, not the one asked for, and at 0 none at
+ * all, which looked like a program that allocates nothing.  Read at each
+ * GC cycle (one word), said once per process; the program's choice is
+ * left alone (at detach the old value goes back only where ours stands).
+ */
+void tracer_watch_rate(struct tracer *t, struct session *s)
+{
+	struct traced *p = traced_of(t, s);
+	int64_t now;
+
+	if (!p || !p->rate_ctl.set || p->rate_change_said ||
+	    session_target(s)->gone ||
+	    profile_rate_read(p->pid, p->rate_ctl.addr, &now) ||
+	    now == p->rate_ctl.rate)
+		return;
+	p->rate_change_said = true;
+	if (now == 0)
+		tracer_say("warning: PID %d set runtime.MemProfileRate to 0 itself (--memprofilerate had set %lld): it makes no heap-profile sample from here on, so none is traced",
+		    (int)p->pid, (long long)p->rate_ctl.rate);
+	else
+		tracer_say("warning: PID %d set runtime.MemProfileRate to %lld itself (--memprofilerate had set %lld): its samples are made at its rate from here on, and the report's estimates, scaled by the rate asked for, are off by the ratio",
+		    (int)p->pid, (long long)now, (long long)p->rate_ctl.rate);
+}
+
+/*
  * Cuts the last generation, reports (stderr and the JSON sidecar), and
  * frees the session at index i.
  */
@@ -676,6 +709,7 @@ void tracer_close_session(struct tracer *t, size_t i, const char *reason)
 		session_sampled_read_final(s);
 	probes_gc_forget(&t->probes, pid);
 	probes_link_destroy(&p->mark_link);
+	tracer_watch_rate(t, s);        /* set since its last GC cycle */
 	rc = profile_rate_restore(&p->rate_ctl);
 	if (rc && rc != -ESRCH)
 		tracer_say("warning: PID %d: cannot restore runtime.MemProfileRate (%s)",

@@ -92,6 +92,7 @@ struct traced {
 	struct probe_link mark_link;
 	unsigned mark_detached;
 	bool mark_failed;
+	bool rate_change_said;        /* the program set its own rate */
 	/*
 	 * The process is gone; its files are closed once the ring buffer's
 	 * consumer has passed exit_ring_pos (ring_pos.h says why).
@@ -173,6 +174,7 @@ int tracer_open_session(struct tracer *t, pid_t pid, pid_t attach_pid,
 		 size_t errlen);
 void tracer_close_session(struct tracer *t, size_t i, const char *reason);
 void tracer_mark_probe(struct tracer *t, struct session *s);
+void tracer_watch_rate(struct tracer *t, struct session *s);
 
 /* dispatch.c: records to sessions */
 void tracer_discover(struct tracer *t, pid_t pid, const struct exec_info *ei,
