@@ -50,6 +50,23 @@ static int pidfd_open_compat(pid_t pid)
 #endif
 }
 
+void target_names(pid_t pid, char *comm, size_t commlen, char *exe,
+		  size_t exelen)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (commlen && read_small_file(path, comm, commlen) == 0)
+		comm[strcspn(comm, "\n")] = '\0';
+	else if (commlen)
+		comm[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = exelen ? readlink(path, exe, exelen - 1) : -1;
+	if (exelen)
+		exe[n > 0 ? n : 0] = '\0';
+}
+
 int target_open(pid_t pid, struct target *t, char *err, size_t errlen)
 {
 	char path[64], buf[64];

@@ -40,6 +40,14 @@ void target_close(struct target *t);
 void target_init_gone(struct target *t, pid_t pid, const char *comm,
 		      uint64_t exe_dev, uint64_t exe_ino);
 
+/*
+ * PID's command name (/proc/PID/comm, unsanitised) and executable (the
+ * /proc/PID/exe link), each "" when the process is gone or unreadable:
+ * what --include and --exclude match.  No process is opened.
+ */
+void target_names(pid_t pid, char *comm, size_t commlen, char *exe,
+		  size_t exelen);
+
 /* True while the process has not exited (zombies count as exited). */
 bool target_alive(const struct target *t);
 

@@ -45,21 +45,10 @@ static void ignore_pid(struct tracer *t, pid_t pid)
 
 static bool selected(struct tracer *t, pid_t pid, const struct exec_info *ei)
 {
-	char comm_path[64], comm[32] = "", exe[4096] = "";
+	char comm[32], exe[4096];
 	struct bin_entry *be;
-	ssize_t n;
-	FILE *f;
 
-	snprintf(comm_path, sizeof(comm_path), "/proc/%d/comm", (int)pid);
-	f = fopen(comm_path, "re");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
-	snprintf(comm_path, sizeof(comm_path), "/proc/%d/exe", (int)pid);
-	n = readlink(comm_path, exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
+	target_names(pid, comm, sizeof(comm), exe, sizeof(exe));
 	/* Gone already: what the exec record said. */
 	if (ei && !comm[0])
 		snprintf(comm, sizeof(comm), "%.15s", ei->comm);

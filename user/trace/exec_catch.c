@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 
+#include "attach/target.h"
 #include "inspect/go_binary.h"
 #include "trace/cli.h"
 #include "trace/record_view.h"
@@ -124,10 +125,8 @@ static void verdict_put(struct exec_catch *c, uint64_t dev, uint64_t ino,
 static bool worth_stopping(struct exec_catch *c, pid_t pid,
 			   const struct exec_info *ei)
 {
-	char path[64], comm[32] = "", exe[4096] = "";
+	char path[64], comm[32], exe[4096];
 	enum verdict v = verdict_get(c, ei->dev, ei->ino);
-	ssize_t n;
-	FILE *f;
 	int fd;
 
 	if (v == V_SETTLED || v == V_NOT_GO)
@@ -144,15 +143,7 @@ static bool worth_stopping(struct exec_catch *c, pid_t pid,
 		if (v != V_GO)
 			return false;
 	}
-	n = readlink(path, exe, sizeof(exe) - 1);
-	exe[n > 0 ? n : 0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
+	target_names(pid, comm, sizeof(comm), exe, sizeof(exe));
 	if (!comm[0])
 		snprintf(comm, sizeof(comm), "%s", ei->comm);
 	return cli_process_selected(c->opt, pid, comm, exe);
