@@ -232,8 +232,10 @@ int tracer_on_record(void *ctx, void *data, size_t len)
 		if (tracer_now_ns() - t->poll_started > 50000000ull)
 			t->yield_poll = true;
 		/* A process caught at its exec waits stopped for none of
-		 * the backlog (exec_catch.h). */
-		tracer_take_caught(t);
+		 * the backlog (exec_catch.h); nothing queued costs no
+		 * system call here. */
+		if (t->catch && exec_catch_pending(t->catch))
+			tracer_take_caught(t);
 	}
 	if (h->kind == TAF_REC_EXEC && t->catch && v.exec &&
 	    !u64_map_get(&t->early, h->pid, NULL)) {

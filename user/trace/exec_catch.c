@@ -370,6 +370,11 @@ int exec_catch_start(struct exec_catch **out, int hints_fd,
 	return 0;
 }
 
+bool exec_catch_pending(struct exec_catch *c)
+{
+	return __atomic_load_n(&c->nq, __ATOMIC_RELAXED) != 0;
+}
+
 bool exec_catch_next(struct exec_catch *c, struct exec_caught *out)
 {
 	bool got = false;

@@ -69,6 +69,10 @@ struct exec_caught {
 int exec_catch_start(struct exec_catch **out, int hints_fd,
 		     const struct taf_options *opt, int *wake_fd);
 
+/* Whether something is queued, without a lock or a system call: for the
+ * record loop, which asks every 256 records. */
+bool exec_catch_pending(struct exec_catch *c);
+
 /* The next caught process, oldest first: true and *OUT, or false. */
 bool exec_catch_next(struct exec_catch *c, struct exec_caught *out);
 
